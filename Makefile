@@ -1,0 +1,29 @@
+# The two commands a newcomer needs are `make demo` and `make test`; both install what is
+# missing first (scripts/setup.sh) and are quick when everything is there.
+.PHONY: demo test bench setup install cluster stop clean
+
+demo:
+	@scripts/demo.sh
+
+test:
+	@scripts/test.sh
+
+bench:
+	@scripts/bench.sh
+
+setup:
+	@scripts/setup.sh
+
+install: setup
+	@scripts/install.sh
+
+# A throwaway server with the extension's functions, for trying things by hand:
+#   make cluster && eval "$(scripts/cluster.sh env)" && psql postgres
+cluster: install
+	@scripts/cluster.sh start
+
+stop:
+	@scripts/cluster.sh stop
+
+clean: stop
+	cargo clean

@@ -1,0 +1,24 @@
+//! dealcards: fair, fast, replayable shuffling and card dealing inside PostgreSQL.
+//!
+//! The pure core (`rng`, `shuffle`, `stats`, ...) knows nothing of Postgres; the `sql` module is
+//! the thin layer that turns it into SQL functions.
+
+::pgrx::pg_module_magic!(name, version);
+
+pub mod error;
+pub mod rng;
+pub mod shuffle;
+pub mod stats;
+
+mod sql;
+
+/// Required by `cargo pgrx test`.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}

@@ -1,0 +1,193 @@
+//! Pearson's chi-square tests and their p-values, for judging shuffles.
+
+/// A test's statistic, degrees of freedom and upper-tail p-value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChiSquare {
+    pub statistic: f64,
+    pub df: u64,
+    pub p_value: f64,
+}
+
+impl ChiSquare {
+    fn new(statistic: f64, df: u64) -> Self {
+        ChiSquare {
+            statistic,
+            df,
+            p_value: chi_square_sf(statistic, df as f64),
+        }
+    }
+}
+
+/// Goodness of fit of counts to given expected proportions (which need not sum to 1).
+pub fn chi_square_expected(counts: &[u64], weights: &[f64]) -> ChiSquare {
+    assert_eq!(counts.len(), weights.len());
+    let total: u64 = counts.iter().sum();
+    let weight_sum: f64 = weights.iter().sum();
+    let statistic = counts
+        .iter()
+        .zip(weights)
+        .map(|(&c, &w)| {
+            let expected = total as f64 * w / weight_sum;
+            let d = c as f64 - expected;
+            d * d / expected
+        })
+        .sum();
+    ChiSquare::new(statistic, counts.len() as u64 - 1)
+}
+
+/// Goodness of fit of counts to equal proportions.
+pub fn chi_square_uniform(counts: &[u64]) -> ChiSquare {
+    chi_square_expected(counts, &vec![1.0; counts.len()])
+}
+
+/// A matrix of counts whose every row has the same total and whose cells within a row are
+/// expected in the given column proportions (a card by position or by destination): the
+/// statistic sums over all cells, with (rows - 1) * (columns - 1) degrees of freedom, since the
+/// row and column totals are both fixed by the design.
+pub fn chi_square_matrix(counts: &[Vec<u64>], column_weights: &[f64]) -> ChiSquare {
+    let weight_sum: f64 = column_weights.iter().sum();
+    let mut statistic = 0.0;
+    for row in counts {
+        let total: u64 = row.iter().sum();
+        for (&c, &w) in row.iter().zip(column_weights) {
+            let expected = total as f64 * w / weight_sum;
+            let d = c as f64 - expected;
+            statistic += d * d / expected;
+        }
+    }
+    let df = (counts.len() as u64 - 1) * (column_weights.len() as u64 - 1);
+    ChiSquare::new(statistic, df)
+}
+
+/// [`chi_square_matrix`] with equal column proportions.
+pub fn chi_square_matrix_uniform(counts: &[Vec<u64>]) -> ChiSquare {
+    chi_square_matrix(counts, &vec![1.0; counts[0].len()])
+}
+
+/// P(X > x) for X chi-square with `df` degrees of freedom: Q(df/2, x/2).
+pub fn chi_square_sf(x: f64, df: f64) -> f64 {
+    if x <= 0.0 {
+        return 1.0;
+    }
+    upper_regularized_gamma(df / 2.0, x / 2.0)
+}
+
+/// Q(a, x), the regularized upper incomplete gamma function: by its power series when x < a + 1
+/// and by Lentz's continued fraction otherwise (Numerical Recipes, 6.2).
+fn upper_regularized_gamma(a: f64, x: f64) -> f64 {
+    let log_prefix = a * x.ln() - x - ln_gamma(a);
+    if x < a + 1.0 {
+        let mut term = 1.0 / a;
+        let mut sum = term;
+        let mut ap = a;
+        for _ in 0..100_000 {
+            ap += 1.0;
+            term *= x / ap;
+            sum += term;
+            if term.abs() < sum.abs() * 1e-16 {
+                break;
+            }
+        }
+        (1.0 - sum * log_prefix.exp()).max(0.0)
+    } else {
+        let tiny = 1e-300;
+        let mut b = x + 1.0 - a;
+        let mut c = 1.0 / tiny;
+        let mut d = 1.0 / b;
+        let mut h = d;
+        for i in 1..100_000 {
+            let an = -(i as f64) * (i as f64 - a);
+            b += 2.0;
+            d = an * d + b;
+            if d.abs() < tiny {
+                d = tiny;
+            }
+            c = b + an / c;
+            if c.abs() < tiny {
+                c = tiny;
+            }
+            d = 1.0 / d;
+            let delta = d * c;
+            h *= delta;
+            if (delta - 1.0).abs() < 1e-16 {
+                break;
+            }
+        }
+        (log_prefix.exp() * h).min(1.0)
+    }
+}
+
+/// ln Γ(x) for x > 0 (Lanczos approximation, g = 7, n = 9).
+fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const COEF: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut sum = COEF[0];
+    for (i, c) in COEF.iter().enumerate().skip(1) {
+        sum += c / (x + i as f64);
+    }
+    let t = x + G + 0.5;
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+
+    #[test]
+    fn ln_gamma_matches_factorials() {
+        let mut factorial = 1.0f64;
+        for n in 1..30 {
+            assert!(close(ln_gamma(n as f64), factorial.ln(), 1e-12) || n <= 2);
+            factorial *= n as f64;
+        }
+        assert!(close(
+            ln_gamma(0.5),
+            std::f64::consts::PI.sqrt().ln(),
+            1e-12
+        ));
+    }
+
+    #[test]
+    fn p_values_match_published_critical_values() {
+        // Upper 1e-4 critical values of the chi-square distribution; the 57.1 and 2877.8 are the
+        // thresholds our fairness notes give for df 23 and df 2601, 234.0 the one for df 159.
+        assert!(close(chi_square_sf(57.1, 23.0), 1e-4, 0.05));
+        assert!(close(chi_square_sf(2877.8, 2601.0), 1e-4, 0.05));
+        assert!(close(chi_square_sf(234.0, 159.0), 1e-4, 0.05));
+        // Textbook values: P(X > 3.841) = 0.05 for df 1, P(X > 18.307) = 0.05 for df 10.
+        assert!(close(chi_square_sf(3.841_458_8, 1.0), 0.05, 1e-6));
+        assert!(close(chi_square_sf(18.307_038, 10.0), 0.05, 1e-6));
+        assert_eq!(chi_square_sf(0.0, 5.0), 1.0);
+    }
+
+    #[test]
+    fn uniform_counts_pass_and_lopsided_counts_fail() {
+        let even = chi_square_uniform(&[100, 100, 100, 100]);
+        assert_eq!(even.statistic, 0.0);
+        assert_eq!(even.p_value, 1.0);
+        let lopsided = chi_square_uniform(&[400, 100, 100, 100]);
+        assert_eq!(lopsided.df, 3);
+        assert!(lopsided.p_value < 1e-50);
+        let weighted = chi_square_expected(&[170, 170, 170, 30], &[17.0, 17.0, 17.0, 3.0]);
+        assert_eq!(weighted.statistic, 0.0);
+    }
+}

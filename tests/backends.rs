@@ -1,0 +1,50 @@
+//! Separate backends, through real client connections, draw from separate streams: also when
+//! the library is loaded into the postmaster by shared_preload_libraries before the fork.
+//! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN).
+
+mod server;
+
+#[test]
+fn backends_started_together_get_different_permutations() {
+    let mut clients: Vec<_> = (0..6).map(|_| server::connect()).collect();
+    let preload: String = clients[0]
+        .query_one("SHOW shared_preload_libraries", &[])
+        .unwrap()
+        .get(0);
+    if std::env::var_os("DEALCARDS_EXPECT_PRELOAD").is_some() {
+        assert!(preload.contains("dealcards"), "not preloaded: {preload:?}");
+    }
+    let deals: Vec<Vec<i32>> = clients
+        .iter_mut()
+        .map(|c| {
+            c.query_one("SELECT shuffle_ints(1, 54)", &[])
+                .unwrap()
+                .get(0)
+        })
+        .collect();
+    for (i, a) in deals.iter().enumerate() {
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (1..=54).collect::<Vec<_>>());
+        for b in &deals[i + 1..] {
+            assert_ne!(a, b, "two backends dealt the same deck");
+        }
+    }
+    // The first draw of each backend is what a shared stream would repeat: check it alone too.
+    let firsts: Vec<i32> = (0..6)
+        .map(|_| {
+            server::connect()
+                .query_one("SELECT shuffle_ints(1, 1000000)", &[])
+                .unwrap()
+                .get::<_, Vec<i32>>(0)[0]
+        })
+        .collect();
+    let mut distinct = firsts.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        firsts.len(),
+        "backends repeated a stream: {firsts:?}"
+    );
+}
