@@ -22,7 +22,8 @@ start() {
   local port=${DEALCARDS_PGPORT:-54315}
   while port_in_use "$port"; do port=$((port + 1)); done
   echo "$port" >"$dir/port"
-  as_pg_user "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 \
+  # Without RUST_BACKTRACE, as on a user's server: errors carry no Rust backtrace.
+  as_pg_user env -u RUST_BACKTRACE -u RUST_LIB_BACKTRACE "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 ${DEALCARDS_PGOPTIONS:-}" \
     start >/dev/null || { tail -20 "$log" >&2; exit 1; }
 }

@@ -5,8 +5,13 @@
 
 ::pgrx::pg_module_magic!(name, version);
 
+pub mod cards;
+pub mod deal;
 pub mod error;
+pub mod freecell;
+pub mod playlist;
 pub mod rng;
+pub mod sample;
 pub mod shuffle;
 pub mod stats;
 

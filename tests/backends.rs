@@ -1,6 +1,7 @@
 //! Separate backends, through real client connections, draw from separate streams: also when
 //! the library is loaded into the postmaster by shared_preload_libraries before the fork.
 //! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN).
+#![cfg(feature = "server_tests")]
 
 mod server;
 

@@ -1,6 +1,10 @@
 //! The SQL layer: argument conversion, SQLSTATEs and SPI. No algorithm lives here.
 
 pub mod arrays;
+pub mod deal;
+pub mod freecell;
+pub mod playlist;
+pub mod sample;
 pub mod shuffle;
 
 use pgrx::prelude::*;

@@ -44,6 +44,6 @@ SELECT shuffle_ints(1, 5, NULL) IS NULL AS null_seed;
 
 -- A long shuffle honours statement_timeout.
 SET statement_timeout = '50ms';
-SELECT count(*) FROM generate_series(1, 1000) g, LATERAL unnest(shuffle_ints(1, 100000000)) x WHERE g < 0;
+SELECT array_length(shuffle_ints(1, 100000000), 1);
 \echo :LAST_ERROR_SQLSTATE
 RESET statement_timeout;

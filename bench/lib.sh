@@ -1,0 +1,23 @@
+# Helpers for bench/*.sh, sourced by scripts/bench.sh with PGHOST/PGPORT/PGUSER set and the
+# database dealcards_bench holding the extension.
+# shellcheck shell=bash
+
+BENCH_DB=dealcards_bench
+BENCH_RUNS=${BENCH_RUNS:-5}
+
+# Runs SQL files or statements in the bench database, quietly.
+bench_sql() { psql -X -q -d "$BENCH_DB" -v ON_ERROR_STOP=1 "$@" >/dev/null; }
+
+# Median wall time in milliseconds of one SQL statement over BENCH_RUNS runs (after one warm-up),
+# timed by the server-side clock inside psql's \timing.
+median_ms() {
+  local sql=$1 times
+  times=$(for _ in $(seq 0 "$BENCH_RUNS"); do
+    psql -X -q -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c '\timing on' -c "$sql" |
+      sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+  done | tail -n +2 | sort -g)
+  awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }' <<<"$times"
+}
+
+# Division to a fixed number of decimals: ratio A B [DECIMALS]
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, a / b }'; }

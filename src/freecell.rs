@@ -1,0 +1,1 @@
+//! Microsoft FreeCell's numbered deals (seed 001).

@@ -1,0 +1,1 @@
+//! Sampling without replacement: from arrays and from huge integer ranges.

@@ -1,0 +1,1 @@
+//! SQL functions for dealing: deal_cards and its tables, card labels, deal_hands.

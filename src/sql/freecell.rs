@@ -1,0 +1,1 @@
+//! SQL functions for FreeCell deals.

@@ -1,0 +1,1 @@
+//! SQL functions shuffling and sampling arrays of any type, and sampling integer ranges.
