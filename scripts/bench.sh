@@ -7,7 +7,7 @@ cd "$ROOT"
 "$ROOT/scripts/install.sh"
 "$ROOT/scripts/cluster.sh" restart
 eval "$("$ROOT/scripts/cluster.sh" env)"
-psql -q -X -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS dealcards_bench" \
+PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS dealcards_bench" \
   -c "CREATE DATABASE dealcards_bench"
 psql -q -X -d dealcards_bench -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dealcards"
 source "$ROOT/bench/lib.sh"

@@ -36,7 +36,7 @@ if ! "$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress" \
 fi
 
 say "server tests over real connections"
-psql -q -X -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS dealcards_test" \
+PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS dealcards_test" \
   -c "CREATE DATABASE dealcards_test"
 psql -q -X -d dealcards_test -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dealcards"
 export DEALCARDS_TEST_DSN="host=$PGHOST port=$PGPORT user=$PGUSER dbname=dealcards_test"
