@@ -433,7 +433,7 @@ impl BrokenShuffle {
                 "draws j from 0..i instead of 0..=i: single-cycle orders only"
             }
             BrokenShuffle::ByteModulo => {
-                "scales one random byte with % n (and two random bits % 3 for the first bidder)"
+                "scales one random byte with % n, and two random bits % 3 for the first bidder"
             }
         }
     }

@@ -35,8 +35,10 @@ pub struct Server {
 
 impl Server {
     pub fn connect(dsn: &str) -> Result<Server> {
-        let mut client =
-            Client::connect(dsn, NoTls).map_err(|e| format!("cannot connect to {dsn:?}: {e}"))?;
+        let mut client = Client::connect(dsn, NoTls).map_err(|e| {
+            let cause = e.source().map(|c| format!(": {c}")).unwrap_or_default();
+            format!("cannot connect to {dsn:?}: {e}{cause}")
+        })?;
         let extension = client.query_opt(
             "SELECT quote_ident(n.nspname), e.extversion, current_database(), \
                     current_setting('server_version'), current_setting('shared_preload_libraries') \
