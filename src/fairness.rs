@@ -325,7 +325,7 @@ pub enum Test {
 impl Test {
     pub fn name(&self) -> String {
         match self {
-            Test::Orders(n) => format!("orders of {n} cards ({} bins)", factorial(*n)),
+            Test::Orders(n) => format!("permutation frequency, n = {n} ({} bins)", factorial(*n)),
             Test::CardByPosition => "card by position (54 x 54)".into(),
             Test::Destinations => "card by destination (54 x 4)".into(),
             Test::FirstBidder => "first bidder (3 seats)".into(),

@@ -33,12 +33,12 @@ pub fn p_value(p: f64) -> String {
 
 pub fn table(outcomes: &[Outcome]) {
     println!(
-        "{:<36} {:>12} {:>6} {:>10}  result",
+        "{:<40} {:>12} {:>6} {:>10}  result",
         "test", "statistic", "df", "p-value"
     );
     for o in outcomes {
         println!(
-            "{:<36} {:>12.1} {:>6} {:>10}  {}",
+            "{:<40} {:>12.1} {:>6} {:>10}  {}",
             o.test.name(),
             o.result.statistic,
             o.result.df,
