@@ -2,7 +2,7 @@
 # The fairness report: the statistical battery of src/fairness.rs against a live server, on the
 # OS-keyed generator, then on broken shuffles that must fail; writes the heat map PNG.
 # Sizes (defaults take a few minutes on 2 cores; see docs/readme/fairness.md):
-#   FAIRNESS_ORDERS (5000000)  FAIRNESS_DECKS (2000000)  FAIRNESS_DEALS (200000)
+#   FAIRNESS_ORDERS (10000000)  FAIRNESS_DECKS (4000000)  FAIRNESS_DEALS (200000)
 #   FAIRNESS_BACKENDS (8)  FAIRNESS_BACKEND_DECKS (20000)
 # Output: the report on stdout and in target/fairness.txt, the picture in FAIRNESS_PNG
 # (default target/fairness.png).

@@ -43,8 +43,8 @@ use rng::Stream;
 ///
 /// | variable | default | meaning |
 /// |---|---|---|
-/// | FAIRNESS_ORDERS | 5,000,000 | shuffles of 3, of 4 and of 5 cards (each) for order frequency |
-/// | FAIRNESS_DECKS | 2,000,000 | 54-card shuffles for card by position and successive deals |
+/// | FAIRNESS_ORDERS | 10,000,000 | shuffles of 3, of 4 and of 5 cards (each) for order frequency |
+/// | FAIRNESS_DECKS | 4,000,000 | 54-card shuffles for card by position and successive deals |
 /// | FAIRNESS_DEALS | 200,000 | `deal_cards` calls for card by destination and first bidder |
 /// | FAIRNESS_BACKENDS | 8 | backends started together |
 /// | FAIRNESS_BACKEND_DECKS | 20,000 | 54-card shuffles each of those backends deals |
@@ -85,9 +85,9 @@ impl Config {
             .ok_or("give a connection string as the argument or in FAIRNESS_DSN")?;
         let sizes = Sizes {
             // 120 orders of 5 cards: at least 40 of each expected.
-            orders: size("FAIRNESS_ORDERS", 5_000_000, 4_800)?,
+            orders: size("FAIRNESS_ORDERS", 10_000_000, 4_800)?,
             // 2916 cells: at least 18 in each expected.
-            decks: size("FAIRNESS_DECKS", 2_000_000, 1_000)?,
+            decks: size("FAIRNESS_DECKS", 4_000_000, 1_000)?,
             // The extra cards take 3 of 54: at least 55 deals of each card there expected.
             deals: size("FAIRNESS_DEALS", 200_000, 1_000)?,
         };
@@ -144,7 +144,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
     println!("dealcards fairness report");
     println!("server: {}", server.description());
     println!(
-        "sizes: {} shuffles for each order test, {} decks, {} deals, {} backends x {} decks",
+        "sizes: {} shuffles for each permutation test, {} decks, {} deals, {} backends x {} decks",
         report::count(sizes.orders),
         report::count(sizes.decks),
         report::count(sizes.deals),
@@ -153,7 +153,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
     );
     println!("alpha = {ALPHA:e}: a test passes when its p-value is at least alpha");
 
-    report::section("sampling the live generator (progress on stderr)");
+    eprintln!("sampling the live generator");
     let mut live_outcomes: Vec<Outcome> = Vec::new();
     for n in fairness::ORDER_SIZES {
         let frequency = server.orders(n, sizes.orders)?;
@@ -239,6 +239,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
         ),
         card_by_position,
     )];
+    eprintln!("running the battery on the broken shuffles");
     let mut all_caught = true;
     let mut caught_counts = Vec::new();
     for broken in BrokenShuffle::ALL {
