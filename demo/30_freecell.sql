@@ -3,7 +3,7 @@ CREATE EXTENSION IF NOT EXISTS dealcards;
 SELECT freecell_layout(1);
 -- Game 617, column by column.
 SELECT freecell_layout(617);
--- The same deal as rows, for storing boards relationally (column 1 of game 617).
-SELECT * FROM freecell_cards(617) WHERE col = 1;
+-- The same deal as rows, for storing boards relationally (column 1 of game 1).
+SELECT * FROM freecell_cards(1) WHERE col = 1;
 -- Game 1 as the game shows it.
 SELECT * FROM freecell_board(1);
