@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn game_1() {
-        // Rosetta Code, "Deal cards for FreeCell" (game #1), as quoted in the feature text.
+        // Rosetta Code, "Deal cards for FreeCell" (game #1).
         assert_eq!(
             layout(1),
             columns([
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn game_617() {
-        // Rosetta Code, "Deal cards for FreeCell" (game #617), as quoted in the feature text.
+        // Rosetta Code, "Deal cards for FreeCell" (game #617).
         assert_eq!(
             layout(617),
             columns([
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn hidden_deal_minus_one() {
-        // Windows XP's hidden game -1, as listed in the feature text.
+        // Windows XP's hidden game -1, as this extension specifies it.
         assert_eq!(
             layout(-1),
             columns([
@@ -477,7 +477,7 @@ mod tests {
 
     #[test]
     fn hidden_deal_minus_two() {
-        // Windows XP's hidden game -2, as listed in the feature text.
+        // Windows XP's hidden game -2, as this extension specifies it.
         assert_eq!(
             layout(-2),
             columns([

@@ -61,7 +61,7 @@ QD 2D 9S AH 2C QH TS
 9H 3C AS QC 7D KD
 4D 7H 3S 2S KS AD' AS game_7489392343;
 
--- Windows XP's hidden deals, against the columns the feature was specified with.
+-- Windows XP's hidden deals, against their columns as this extension specifies them.
 SELECT freecell_layout(-1);
 SELECT freecell_layout(-1) = 'AC 3C 5C 7C 9C JC KC
 AD 3D 5D 7D 9D JD KD
