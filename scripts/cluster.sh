@@ -22,10 +22,17 @@ start() {
   local port=${DEALCARDS_PGPORT:-54315}
   while port_in_use "$port"; do port=$((port + 1)); done
   echo "$port" >"$dir/port"
-  # Without RUST_BACKTRACE, as on a user's server: errors carry no Rust backtrace.
-  as_pg_user env -u RUST_BACKTRACE -u RUST_LIB_BACKTRACE "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 ${DEALCARDS_PGOPTIONS:-}" \
-    start >/dev/null || { tail -20 "$log" >&2; exit 1; }
+  # The server outlives this script: it must not inherit our open files (a caller's lock file,
+  # a pipe someone waits on). And without RUST_BACKTRACE, as on a user's server, errors carry
+  # no Rust backtrace.
+  (
+    for fd in $(ls /proc/$BASHPID/fd); do
+      [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+    done
+    as_pg_user env -u RUST_BACKTRACE -u RUST_LIB_BACKTRACE "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 ${DEALCARDS_PGOPTIONS:-}" \
+      start >/dev/null
+  ) || { tail -20 "$log" >&2; exit 1; }
 }
 
 case "${1:-}" in
