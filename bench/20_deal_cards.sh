@@ -61,7 +61,7 @@ rm -rf "$deal_dir"
 # The cost of the other way to keep deal_cards on its own tables: the same function declared with
 # SET search_path, which Postgres sets and restores around every call. Measured per call inside
 # one statement, where no commit or network round trip hides it; the two take turns, each timed
-# on its second statement in a fresh session, from freshly vacuumed tables.
+# on its second statement on a fresh connection, from freshly vacuumed tables.
 deal_per_call() {
   bench_sql -c "TRUNCATE game, bid_record, note" -c "VACUUM desk"
   psql -X -q -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c '\timing on' \

@@ -1,4 +1,4 @@
-//! deal_cards through real client connections: many sessions dealing at once on one desk and on
+//! deal_cards through real client connections: many connections dealing at once on one desk and on
 //! different desks, and the per-desk NOTIFY as a second connection sees it.
 //! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN).
 #![cfg(feature = "server_tests")]
@@ -14,7 +14,7 @@ use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
-const SESSIONS: usize = 8;
+const CONNECTIONS: usize = 8;
 
 /// Creates the desks (anew), seating `seated` players at each.
 fn set_up_desks(client: &mut Client, desks: &[i32], seated: i16) {
@@ -84,16 +84,16 @@ struct Tally {
     refused: usize,
 }
 
-/// Runs `rounds` deals in each of SESSIONS sessions started together; session s deals at
-/// `pick(s, round)`. Every fifth deal of a session happens in a transaction that is rolled back.
+/// Runs `rounds` deals on each of CONNECTIONS connections started together; connection c deals
+/// at `pick(c, round)`. Every fifth deal of a connection happens in a transaction that is rolled back.
 /// A refusal must carry the SQLSTATE `expected_refusal` gives for its desk; anything else fails.
 fn deal_concurrently(
     rounds: usize,
     pick: fn(usize, usize) -> i32,
     expected_refusal: fn(i32) -> Option<SqlState>,
 ) -> Tally {
-    let barrier = Arc::new(Barrier::new(SESSIONS));
-    let sessions: Vec<_> = (0..SESSIONS)
+    let barrier = Arc::new(Barrier::new(CONNECTIONS));
+    let dealers: Vec<_> = (0..CONNECTIONS)
         .map(|s| {
             let barrier = barrier.clone();
             thread::spawn(move || {
@@ -129,7 +129,7 @@ fn deal_concurrently(
                         }
                     }
                 }
-                // The session is still usable after whatever happened.
+                // The connection is still usable after whatever happened.
                 let one: i32 = client.query_one("SELECT 1", &[]).unwrap().get(0);
                 assert_eq!(one, 1);
                 tally
@@ -137,8 +137,8 @@ fn deal_concurrently(
         })
         .collect();
     let mut total = Tally::default();
-    for session in sessions {
-        let tally = session.join().expect("a dealing session failed");
+    for dealer in dealers {
+        let tally = dealer.join().expect("a dealing connection failed");
         total.committed.extend(tally.committed);
         total.rolled_back += tally.rolled_back;
         total.refused += tally.refused;
@@ -229,14 +229,14 @@ fn check_tables(client: &mut Client, desks: &[i32], committed: &[(i32, i64, i64)
 }
 
 #[test]
-fn eight_sessions_dealing_at_one_desk() {
+fn eight_connections_dealing_at_one_desk() {
     const DESK: i32 = 9001;
     let mut client = server::connect();
     set_up_desks(&mut client, &[DESK], 3);
     let tally = deal_concurrently(25, |_, _| DESK, |_| None);
     assert_eq!(tally.refused, 0);
-    assert_eq!(tally.committed.len(), SESSIONS * 20);
-    assert_eq!(tally.rolled_back, SESSIONS * 5);
+    assert_eq!(tally.committed.len(), CONNECTIONS * 20);
+    assert_eq!(tally.rolled_back, CONNECTIONS * 5);
     check_tables(&mut client, &[DESK], &tally.committed);
     // Deals at one desk are serialized by its row lock: in commit order, game numbers grow.
     let cur: i64 = client
@@ -247,7 +247,7 @@ fn eight_sessions_dealing_at_one_desk() {
 }
 
 #[test]
-fn eight_sessions_dealing_at_different_desks() {
+fn eight_connections_dealing_at_different_desks() {
     // Desks 9101..9108 are seated; at 9109 only two players sit and 9110 does not exist.
     const SEATED: [i32; 8] = [9101, 9102, 9103, 9104, 9105, 9106, 9107, 9108];
     let mut client = server::connect();
@@ -256,12 +256,12 @@ fn eight_sessions_dealing_at_different_desks() {
     client
         .execute("DELETE FROM desk WHERE desk_id = 9110", &[])
         .unwrap();
-    // Each session walks the desks from its own starting point, so every desk is dealt at by
-    // several sessions at once; every seventh call goes to a desk that cannot be dealt at.
-    let pick = |session: usize, round: usize| match round % 7 {
+    // Each connection walks the desks from its own starting point, so every desk is dealt at by
+    // several connections at once; every seventh call goes to a desk that cannot be dealt at.
+    let pick = |connection: usize, round: usize| match round % 7 {
         3 => 9109,
         6 => 9110,
-        _ => 9101 + ((session + round) % 8) as i32,
+        _ => 9101 + ((connection + round) % 8) as i32,
     };
     let refusal = |desk: i32| match desk {
         9109 => Some(SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -271,7 +271,7 @@ fn eight_sessions_dealing_at_different_desks() {
     let tally = deal_concurrently(35, pick, refusal);
     assert!(tally.refused > 0);
     let calls = tally.committed.len() + tally.rolled_back + tally.refused;
-    assert_eq!(calls, SESSIONS * 35);
+    assert_eq!(calls, CONNECTIONS * 35);
     let mut all = SEATED.to_vec();
     all.push(9109);
     check_tables(&mut client, &all, &tally.committed);
@@ -345,7 +345,7 @@ fn notify_reaches_a_listener_only_after_commit() {
 
 #[test]
 fn a_deal_waits_for_the_desk_and_then_sees_its_seats_as_they_are() {
-    // Session A deals in an open transaction; session B's deal at the same desk must wait for
+    // Connection A deals in an open transaction; connection B's deal at the same desk must wait for
     // A's lock on the desk row, and read the seats only once it has the lock: A takes a player
     // away before committing, so B must then refuse with 55000, having written nothing.
     const DESK: i32 = 9301;

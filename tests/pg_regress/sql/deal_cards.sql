@@ -159,8 +159,8 @@ SELECT count(*) - :games_before AS new_games_after_savepoint FROM game;
 SELECT max(game_id) = (SELECT cur_game_id FROM desk WHERE desk_id = 7) AS desk_points_at_newest
   FROM game WHERE desk_id = 7;
 
--- No NOTIFY survives a rollback: psql prints the notifications this session receives after
--- each command, and a session LISTENing on the desk's channel receives nothing here. (A
+-- No NOTIFY survives a rollback: psql prints the notifications this connection receives after
+-- each command, and a connection LISTENing on the desk's channel receives nothing here. (A
 -- committed deal's notification, received by another connection, is checked by
 -- tests/deal_concurrency.rs: its payload holds a live game number.)
 LISTEN dealcards_desk_7;
@@ -235,8 +235,8 @@ SELECT (SELECT count(*) FROM cards.game) AS games, (SELECT count(*) FROM public.
        (SELECT cur_game_id FROM cards.desk) = (SELECT max(game_id) FROM cards.game) AS desk_points_at_newest;
 SELECT cards.deal_cards(8);
 \echo :LAST_ERROR_SQLSTATE
--- Dropping the extension and creating it again in another schema, in the same session: the
--- session's deal_cards follows it to its new tables.
+-- Dropping the extension and creating it again in another schema, on the same connection: the
+-- connection's deal_cards follows it to its new tables.
 DROP TABLE public.game;
 DROP EXTENSION dealcards;
 CREATE EXTENSION dealcards;
