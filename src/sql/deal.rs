@@ -1,1 +1,346 @@
 //! SQL functions for dealing: deal_cards and its tables, card labels, deal_hands.
+
+use std::cell::RefCell;
+use std::ffi::CStr;
+use std::rc::Rc;
+
+use pgrx::prelude::*;
+use pgrx::spi::{self, OwnedPreparedStatement, SpiClient};
+use pgrx::{pg_sys, IntoDatum, JsonB, PgOid};
+
+use super::{check_for_interrupts, ok_or_raise};
+use crate::cards;
+use crate::deal::{self, DealSizes, DouDizhuDeal};
+use crate::error::Error;
+use crate::rng;
+
+extension_sql_file!("../../sql/dealing.sql", name = "dealing_tables");
+
+/// A hand given as int[]: NULL elements are not cards.
+fn hand(cards: Array<'_, i32>) -> Vec<i32> {
+    cards
+        .iter()
+        .map(|card| {
+            card.unwrap_or_else(|| {
+                super::raise(Error::invalid(
+                    "a hand cannot hold NULL: every card is 1 to 54",
+                ))
+            })
+        })
+        .collect()
+}
+
+/// A short readable label for a card 1..54: `A♣` .. `K♠`, `BJ` (small joker), `RJ` (big joker).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn card_label(card: i32) -> String {
+    ok_or_raise(cards::label(card))
+}
+
+/// The hand in Dou Dizhu order, lowest first: 3 .. K A 2, small joker, big joker.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn sort_hand(cards: Array<'_, i32>) -> Vec<i32> {
+    let mut hand = hand(cards);
+    ok_or_raise(cards::sort_hand(&mut hand));
+    hand
+}
+
+/// The hand in Dou Dizhu order as one line of labels.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn hand_labels(cards: Array<'_, i32>) -> String {
+    ok_or_raise(cards::hand_labels(&hand(cards)))
+}
+
+/// A fair deal without any table: `hand_size` cards of a shuffled 1..deck_size to each seat
+/// 1..players, and seat 0 holding the undealt rest.
+#[pg_extern(volatile, strict, parallel_safe)]
+fn deal_hands(
+    players: default!(i32, 3),
+    hand_size: default!(i32, 17),
+    deck_size: default!(i32, 54),
+) -> TableIterator<'static, (name!(seat, i32), name!(cards, Vec<i32>))> {
+    // Validate before touching the generator, so bad input never keys one.
+    let sizes = ok_or_raise(DealSizes::new(players, hand_size, deck_size));
+    let rows = ok_or_raise(rng::with_live(|stream| {
+        deal::deal_hands(sizes, stream, &mut check_for_interrupts)
+    }));
+    TableIterator::new(rows)
+}
+
+/// The two statements of a deal, prepared once per backend for the schema the extension lives
+/// in. Every table is named with that schema, so the caller's search_path (and a same-named
+/// table earlier in it, temporary or not) never decides which rows are read or written; every
+/// operator and aggregate is pg_catalog's for the same reason.
+struct DealStatements {
+    schema: pg_sys::Oid,
+    /// Locks the desk row: concurrent deals at one desk wait here, one after the other.
+    lock_desk: OwnedPreparedStatement,
+    /// Counts the seated players and, when all three are there, writes the game, points the desk
+    /// at it, and writes the opening bids and the note. It runs after the lock is granted, so it
+    /// sees the seats as they are then.
+    record_deal: OwnedPreparedStatement,
+}
+
+thread_local! {
+    static STATEMENTS: RefCell<Option<Rc<DealStatements>>> = const { RefCell::new(None) };
+}
+
+fn lock_desk_sql(schema: &str) -> String {
+    format!("SELECT FROM {schema}.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE")
+}
+
+fn record_deal_sql(schema: &str) -> String {
+    format!(
+        "WITH seats AS (
+             SELECT pg_catalog.count(*) AS seated,
+                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
+                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
+                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
+               FROM {schema}.desk_player
+              WHERE desk_id OPERATOR(pg_catalog.=) $1
+         ), new_game AS (
+             INSERT INTO {schema}.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
+                                        state_no, lord_no, p1_id, p2_id, p3_id, leader)
+             SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
+               FROM seats s
+              WHERE s.seated OPERATOR(pg_catalog.=) 3
+             RETURNING game_id
+         ), desk_game AS (
+             UPDATE {schema}.desk d SET cur_game_id = g.game_id FROM new_game g
+              WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+         ), opening_bids AS (
+             INSERT INTO {schema}.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
+             SELECT $1, g.game_id, $7, r.rec_idx, -1
+               FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
+         ), first_bidder_note AS (
+             INSERT INTO {schema}.note (desk_id, player_no, note_type, flag, body)
+             SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
+               FROM new_game g
+         )
+         SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true"
+    )
+}
+
+/// This backend's prepared statements for the extension in `schema`, preparing them on first
+/// use (and again if the extension was recreated in another schema).
+fn statements(client: &SpiClient<'_>, schema: pg_sys::Oid) -> Rc<DealStatements> {
+    let cached = STATEMENTS.with_borrow(|s| s.as_ref().filter(|s| s.schema == schema).cloned());
+    if let Some(statements) = cached {
+        return statements;
+    }
+    // SAFETY: the schema of a function being called exists; the name is copied at once.
+    let name = unsafe {
+        let name = pg_sys::get_namespace_name(schema);
+        spi::quote_identifier(CStr::from_ptr(name).to_string_lossy())
+    };
+    let int4 = PgOid::from(pg_sys::INT4OID);
+    let int4_array = PgOid::from(pg_sys::INT4ARRAYOID);
+    let int2 = PgOid::from(pg_sys::INT2OID);
+    let lock_desk = client
+        .prepare_mut(&lock_desk_sql(&name), &[int4])
+        .expect("the desk lock statement prepares")
+        .keep();
+    let record_deal = client
+        .prepare_mut(
+            &record_deal_sql(&name),
+            &[
+                int4, int4_array, int4_array, int4_array, int4_array, int2, int2,
+            ],
+        )
+        .expect("the deal statement prepares")
+        .keep();
+    let statements = Rc::new(DealStatements {
+        schema,
+        lock_desk,
+        record_deal,
+    });
+    STATEMENTS.with_borrow_mut(|s| *s = Some(statements.clone()));
+    statements
+}
+
+/// Seed 000's dealCards: deals a Dou Dizhu game at a desk of three, in the caller's transaction.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    // deal_cards lives in the extension's schema, next to its tables.
+    // SAFETY: Postgres calls us with a valid fcinfo whose flinfo names this function.
+    let schema = unsafe { pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid) };
+    let (deal, game_id) = Spi::connect_mut(|client| {
+        let statements = statements(client, schema);
+        let desk_exists = !client
+            .update(&statements.lock_desk, None, &[desk_id.into()])
+            .expect("the desk lock statement runs")
+            .is_empty();
+        ok_or_raise(deal::check_desk_exists(desk_id, desk_exists));
+        let deal = ok_or_raise(rng::with_live(DouDizhuDeal::deal));
+        let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
+        let recorded = client
+            .update(
+                &statements.record_deal,
+                None,
+                &[
+                    desk_id.into(),
+                    p1.into(),
+                    p2.into(),
+                    p3.into(),
+                    deal.extra.to_vec().into(),
+                    (deal.first_bidder as i16).into(),
+                    (deal.opening_bid_seat() as i16).into(),
+                ],
+            )
+            .expect("the deal statement runs")
+            .first();
+        let seated = recorded
+            .get::<i64>(1)
+            .expect("seated is a bigint")
+            .expect("a count is never NULL");
+        // Nothing was written unless all three seats were taken.
+        ok_or_raise(deal::check_seats_taken(desk_id, seated));
+        let game_id = recorded
+            .get::<i64>(2)
+            .expect("game_id is a bigint")
+            .expect("a game was written for a full desk");
+        (deal, game_id)
+    });
+    let leader = deal.first_bidder;
+    // Game servers LISTEN on their desk's channel; Postgres delivers the notification when (and
+    // only if) this transaction commits. The payload is the returned JSON, as jsonb prints it.
+    let channel = format!("dealcards_desk_{desk_id}");
+    let payload = format!(r#"{{"desk": {desk_id}, "game": {game_id}, "leader": {leader}}}"#);
+    // SAFETY: pg_notify takes two non-NULL text arguments.
+    unsafe {
+        pgrx::direct_function_call_as_datum(
+            pg_sys::pg_notify,
+            &[channel.into_datum(), payload.into_datum()],
+        );
+    }
+    JsonB(serde_json::json!({ "desk": desk_id, "game": game_id, "leader": leader }))
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+
+    fn seat_desk(desk: i32, players: &[(i16, i64)]) {
+        Spi::run_with_args("INSERT INTO desk (desk_id) VALUES ($1)", &[desk.into()]).unwrap();
+        for &(seat, player) in players {
+            Spi::run_with_args(
+                "INSERT INTO desk_player VALUES ($1, $2, $3)",
+                &[desk.into(), seat.into(), player.into()],
+            )
+            .unwrap();
+        }
+    }
+
+    fn one<T: FromDatum + IntoDatum>(sql: &str) -> T {
+        Spi::get_one::<T>(sql).unwrap().unwrap()
+    }
+
+    #[pg_test]
+    fn card_label_sort_hand_hand_labels() {
+        assert_eq!(one::<String>("SELECT card_label(39)"), "10♥");
+        assert_eq!(one::<String>("SELECT card_label(53)"), "BJ");
+        assert_eq!(
+            one::<Vec<i32>>("SELECT sort_hand(ARRAY[54, 1, 9, 8, 53])"),
+            [9, 1, 8, 53, 54]
+        );
+        assert_eq!(
+            one::<String>("SELECT hand_labels(ARRAY[54, 1, 9, 8, 53])"),
+            "3♣ A♣ 2♠ BJ RJ"
+        );
+        assert_eq!(one::<String>("SELECT hand_labels('{}')"), "");
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "card 55 is not a card: cards are numbered 1 to 54")]
+    fn card_label_rejects_55() {
+        Spi::run("SELECT card_label(55)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "a hand cannot hold NULL")]
+    fn sort_hand_rejects_null_cards() {
+        Spi::run("SELECT sort_hand(ARRAY[1, NULL])").unwrap();
+    }
+
+    #[pg_test]
+    fn deal_hands_defaults_to_dou_dizhu() {
+        let (rows, sizes, all) = Spi::get_three::<i64, String, bool>(
+            "SELECT count(*), string_agg(seat || ':' || cardinality(cards), ' ' ORDER BY seat),
+                    (SELECT array_agg(c ORDER BY c) FROM deal_hands() d, unnest(d.cards) c)
+                      = (SELECT array_agg(g) FROM generate_series(1, 54) g)
+               FROM deal_hands()",
+        )
+        .unwrap();
+        assert_eq!(rows, Some(4));
+        assert_eq!(sizes.as_deref(), Some("0:3 1:17 2:17 3:17"));
+        assert_eq!(all, Some(true));
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "4 hands of 17 cards need 68 cards, more than the 54 in the deck")]
+    fn deal_hands_rejects_too_many_hands() {
+        Spi::run("SELECT * FROM deal_hands(4)").unwrap();
+    }
+
+    #[pg_test]
+    fn deal_cards_records_every_step() {
+        seat_desk(7, &[(1, 101), (2, 102), (3, 103)]);
+        let result = one::<pgrx::JsonB>("SELECT deal_cards(7)").0;
+        let game = result["game"].as_i64().unwrap();
+        let leader = result["leader"].as_i64().unwrap();
+        assert_eq!(result["desk"], 7);
+        assert!((1..=3).contains(&leader));
+        let args = [game.into()];
+        let valid = Spi::get_one_with_args::<bool>(
+            "SELECT (SELECT array_agg(c ORDER BY c)
+                       FROM unnest(p1_cards || p2_cards || p3_cards || extra_cards) c)
+                      = (SELECT array_agg(g) FROM generate_series(1, 54) g)
+                    AND (p1_id, p2_id, p3_id) = (101, 102, 103)
+                    AND state_no = 1 AND lord_no = 0 AND desk_id = 7
+               FROM game WHERE game_id = $1",
+            &args,
+        )
+        .unwrap();
+        assert_eq!(valid, Some(true));
+        assert_eq!(
+            one::<i64>("SELECT cur_game_id FROM desk WHERE desk_id = 7"),
+            game
+        );
+        let bids = Spi::get_one_with_args::<String>(
+            "SELECT string_agg(concat_ws(',', player_no, rec_idx, bid_size), ' ' ORDER BY rec_idx DESC)
+               FROM bid_record WHERE desk_id = 7 AND game_id = $1",
+            &args,
+        )
+        .unwrap()
+        .unwrap();
+        let before = [3, 1, 2][leader as usize - 1];
+        assert_eq!(bids, format!("{before},0,-1 {before},-1,-1"));
+        let note = one::<String>(
+            "SELECT concat_ws(',', player_no, note_type, flag, body) FROM note WHERE desk_id = 7",
+        );
+        assert_eq!(note, format!("{leader},3,y,{leader}#{game}"));
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "desk 8 does not exist")]
+    fn deal_cards_unknown_desk() {
+        Spi::run("SELECT deal_cards(8)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "desk 9 has 2 of 3 players seated; a deal needs all 3")]
+    fn deal_cards_needs_three_players() {
+        seat_desk(9, &[(1, 1), (3, 3)]);
+        Spi::run("SELECT deal_cards(9)").unwrap();
+    }
+
+    #[pg_test]
+    fn deal_cards_null_desk_is_null() {
+        assert_eq!(
+            Spi::get_one::<pgrx::JsonB>("SELECT deal_cards(NULL)")
+                .unwrap()
+                .map(|j| j.0),
+            None
+        );
+    }
+}
