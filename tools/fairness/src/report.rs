@@ -19,12 +19,13 @@ pub fn section(title: &str) {
     println!("\n== {title}");
 }
 
-/// A p-value readable at a glance: three decimals, or scientific notation when small.
+/// A p-value readable at a glance: three decimals, or scientific notation when small, with
+/// three digits so that one near alpha shows on which side it fell.
 pub fn p_value(p: f64) -> String {
     if p >= 0.001 {
         format!("{p:.3}")
     } else if p > 0.0 {
-        format!("{p:.1e}")
+        format!("{p:.2e}")
     } else {
         // Below what a double holds.
         "< 1e-300".to_string()
