@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test bench setup install cluster stop clean
+.PHONY: demo test bench fairness setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -10,6 +10,10 @@ test:
 
 bench:
 	@scripts/bench.sh
+
+# The statistical fairness report on a live server and its heat map (docs/readme/fairness.md).
+fairness:
+	@scripts/fairness.sh
 
 setup:
 	@scripts/setup.sh

@@ -4,7 +4,9 @@
 # PostgreSQL (no download of Postgres sources).
 source "$(dirname "$0")/common.sh"
 
-packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib libclang-dev clang sudo make)
+# fonts-dejavu-core: the font of the fairness report's picture.
+packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib libclang-dev clang sudo make
+  fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,6 +13,12 @@ cargo fmt --all -- --check
 say "cargo clippy -D warnings"
 cargo clippy --all-targets --features "pg$PG_MAJOR pg_test server_tests" -- -D warnings
 
+# --- the fairness report's tool (make fairness), a crate of its own: keep it compiling and clean.
+say "tools/fairness: cargo fmt --check and cargo clippy -D warnings"
+cargo fmt --manifest-path tools/fairness/Cargo.toml -- --check
+cargo clippy --manifest-path tools/fairness/Cargo.toml -- -D warnings
+# ---
+
 say "unit tests and #[pg_test]s"
 pgrx_data=$(server_dir pgrx-test-data)
 rm -rf "${pgrx_data:?}"/"$PG_MAJOR"-*

@@ -8,6 +8,7 @@
 pub mod cards;
 pub mod deal;
 pub mod error;
+pub mod fairness;
 pub mod freecell;
 pub mod playlist;
 pub mod rng;

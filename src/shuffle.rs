@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn batched_loop_is_the_textbook_loop() {
         for n in [0, 1, 2, 15, 16, 17, 33, 1000, 3 * CHECK_EVERY + 5] {
-            let mut batched: Vec<u32> = (0..n).collect();
+            let mut batched: Vec<u32> = (0..n as u32).collect();
             let mut textbook = batched.clone();
             fisher_yates(&mut batched, &mut seeded(21), &mut || {});
             textbook_fisher_yates(&mut textbook, &mut seeded(21));

@@ -40,23 +40,30 @@ pub fn chi_square_uniform(counts: &[u64]) -> ChiSquare {
     chi_square_expected(counts, &vec![1.0; counts.len()])
 }
 
-/// A matrix of counts whose every row has the same total and whose cells within a row are
-/// expected in the given column proportions (a card by position or by destination): the
-/// statistic sums over all cells, with (rows - 1) * (columns - 1) degrees of freedom, since the
-/// row and column totals are both fixed by the design.
+/// A matrix of counts from deals of a deck: each deal sends every one of the n cards (rows) to
+/// one column, and each column receives a fixed share of the deck (a card by position, one card
+/// per position; or by destination, 17 : 17 : 17 : 3), so every row has the same total and the
+/// cells within a row are expected in the given column proportions.
+///
+/// Within one deal the cards compete for the columns' places, so Pearson's sum over all cells
+/// is n / (n - 1) times a chi-square with (n - 1) * (columns - 1) degrees of freedom, not a
+/// chi-square itself (its mean is n * (columns - 1)): the statistic returned is that sum scaled
+/// by (n - 1) / n. With 2 cards and 2 positions it is exactly the squared z-score of the count
+/// of unswapped deals.
 pub fn chi_square_matrix(counts: &[Vec<u64>], column_weights: &[f64]) -> ChiSquare {
     let weight_sum: f64 = column_weights.iter().sum();
-    let mut statistic = 0.0;
+    let mut pearson = 0.0;
     for row in counts {
         let total: u64 = row.iter().sum();
         for (&c, &w) in row.iter().zip(column_weights) {
             let expected = total as f64 * w / weight_sum;
             let d = c as f64 - expected;
-            statistic += d * d / expected;
+            pearson += d * d / expected;
         }
     }
+    let rows = counts.len() as f64;
     let df = (counts.len() as u64 - 1) * (column_weights.len() as u64 - 1);
-    ChiSquare::new(statistic, df)
+    ChiSquare::new(pearson * (rows - 1.0) / rows, df)
 }
 
 /// [`chi_square_matrix`] with equal column proportions.
@@ -189,5 +196,32 @@ mod tests {
         assert!(lopsided.p_value < 1e-50);
         let weighted = chi_square_expected(&[170, 170, 170, 30], &[17.0, 17.0, 17.0, 3.0]);
         assert_eq!(weighted.statistic, 0.0);
+    }
+
+    #[test]
+    fn matrix_statistic_of_two_cards_is_the_binomial_z_score() {
+        // Two cards, 100 deals, 60 of them unswapped. By hand: the unswapped count is
+        // Binomial(100, 1/2), z = (60 - 50) / 5 = 2, and z^2 = 4 is chi-square with 1 df;
+        // P(X > 4) = 0.0455 (normal tables: 2 * (1 - Phi(2))). Pearson's plain sum over the
+        // four cells would be 8.
+        let test = chi_square_matrix_uniform(&[vec![60, 40], vec![40, 60]]);
+        assert_eq!(test.df, 1);
+        assert!(close(test.statistic, 4.0, 1e-12), "{test:?}");
+        assert!(close(test.p_value, 0.045_500_26, 1e-6), "{test:?}");
+    }
+
+    #[test]
+    fn matrix_statistic_of_a_destination_design_is_the_multinomial_one() {
+        // Three cards, each deal puts two in a hand and one aside (weights 2 : 1), 90 deals;
+        // cards 1, 2, 3 were put aside 40, 30 and 20 times. By hand, that count vector is
+        // Multinomial(90, 1/3 each): chi-square (100 + 0 + 100) / 30 = 20/3 with 2 df, whose
+        // upper tail is exp(-x / 2) = exp(-10/3) = 0.035674.
+        let test = chi_square_matrix(&[vec![50, 40], vec![60, 30], vec![70, 20]], &[2.0, 1.0]);
+        assert_eq!(test.df, 2);
+        assert!(close(test.statistic, 20.0 / 3.0, 1e-12), "{test:?}");
+        assert!(
+            close(test.p_value, (-10.0f64 / 3.0).exp(), 1e-9),
+            "{test:?}"
+        );
     }
 }

@@ -1,0 +1,812 @@
+//! The fairness battery: chi-square tests over what a dealer deals, and deliberately broken
+//! dealers that the battery must reject.
+//!
+//! Every test here is a function of counts, so one piece of code judges both the server's live
+//! shuffles (the `make fairness` report, which feeds it what `shuffle_ints` and `deal_cards`
+//! return) and seeded streams (the unit tests below, deterministic for CI). A test passes when
+//! its p-value is at least [`ALPHA`]. The sizes that make a fair dealer pass and a broken one
+//! fail are those of the project's fairness notes: permutation frequency, card by position
+//! (df = (n-1)^2), Dou Dizhu destinations (df 159).
+
+use crate::error::Error;
+use crate::rng::Stream;
+use crate::shuffle::fisher_yates;
+use crate::stats::{self, ChiSquare};
+
+/// The significance level of every test: a fair dealer fails one test in 10,000 runs.
+pub const ALPHA: f64 = 1e-4;
+/// Cards in a Dou Dizhu deck: 52 and two jokers.
+pub const DECK: usize = 54;
+/// Seats at a Dou Dizhu desk.
+pub const SEATS: usize = 3;
+/// Cards in each seat's hand; the rest of the deck is the extra (landlord) cards.
+pub const HAND: usize = 17;
+/// The extra cards.
+pub const EXTRA: usize = DECK - SEATS * HAND;
+/// The small decks whose every order is counted.
+pub const ORDER_SIZES: [usize; 3] = [3, 4, 5];
+/// Where a card can go in a deal, in the proportions a fair deal sends it there: p1, p2, p3 and
+/// the extra cards, 17 : 17 : 17 : 3.
+pub const DESTINATION_WEIGHTS: [f64; SEATS + 1] =
+    [HAND as f64, HAND as f64, HAND as f64, EXTRA as f64];
+
+/// Whether a test's result is consistent with a fair dealer at [`ALPHA`].
+pub fn passes(result: &ChiSquare) -> bool {
+    result.p_value >= ALPHA
+}
+
+/// Reads `cards` as an order of the deck `first, first + 1, ..., first + n - 1`: for each
+/// position, the card's index from 0. Anything that is not such a permutation is an error, so a
+/// wrong answer from a server is reported, never counted.
+pub fn order_of(cards: &[i32], first: i32, n: usize) -> Result<Vec<usize>, Error> {
+    let not_a_permutation = || {
+        Error::invalid(format!(
+            "expected a permutation of {first}..{}, got {cards:?}",
+            first as i64 + n as i64 - 1
+        ))
+    };
+    if cards.len() != n {
+        return Err(not_a_permutation());
+    }
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for &card in cards {
+        let index = usize::try_from(card as i64 - first as i64).map_err(|_| not_a_permutation())?;
+        if index >= n || seen[index] {
+            return Err(not_a_permutation());
+        }
+        seen[index] = true;
+        order.push(index);
+    }
+    Ok(order)
+}
+
+/// The rank of an order of `0..n` among all n! orders listed lexicographically (its Lehmer
+/// code): 0 for the sorted order, n! - 1 for the reversed one.
+pub fn order_index(order: &[usize]) -> usize {
+    let n = order.len();
+    let mut index = 0;
+    for i in 0..n {
+        let smaller_after = order[i + 1..].iter().filter(|&&x| x < order[i]).count();
+        index = index * (n - i) + smaller_after;
+    }
+    index
+}
+
+fn factorial(n: usize) -> usize {
+    (1..=n).product()
+}
+
+/// How often each of the n! orders of a small deck came up: all should be equally frequent.
+#[derive(Debug, Clone)]
+pub struct OrderFrequency {
+    n: usize,
+    counts: Vec<u64>,
+}
+
+impl OrderFrequency {
+    /// Counts for decks of `n` cards; n is small (n! bins).
+    pub fn new(n: usize) -> Self {
+        assert!((1..=8).contains(&n), "order frequency is for small decks");
+        OrderFrequency {
+            n,
+            counts: vec![0; factorial(n)],
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    pub fn record(&mut self, order: &[usize]) {
+        debug_assert_eq!(order.len(), self.n);
+        self.counts[order_index(order)] += 1;
+    }
+
+    /// Orders that never came up.
+    pub fn unseen(&self) -> usize {
+        self.counts.iter().filter(|&&c| c == 0).count()
+    }
+
+    /// Goodness of fit to n! equal frequencies; df = n! - 1.
+    pub fn test(&self) -> ChiSquare {
+        stats::chi_square_uniform(&self.counts)
+    }
+}
+
+/// How often each card lands at each position of the deck: every cell should be equally
+/// frequent.
+#[derive(Debug, Clone)]
+pub struct CardByPosition {
+    /// `counts[card][position]`.
+    counts: Vec<Vec<u64>>,
+    decks: u64,
+}
+
+impl CardByPosition {
+    pub fn new(n: usize) -> Self {
+        CardByPosition {
+            counts: vec![vec![0; n]; n],
+            decks: 0,
+        }
+    }
+
+    /// Counts one shuffled deck, `deck[position] = card`.
+    pub fn record(&mut self, deck: &[usize]) {
+        for (position, &card) in deck.iter().enumerate() {
+            self.counts[card][position] += 1;
+        }
+        self.decks += 1;
+    }
+
+    /// `counts()[card][position]`.
+    pub fn counts(&self) -> &[Vec<u64>] {
+        &self.counts
+    }
+
+    pub fn decks(&self) -> u64 {
+        self.decks
+    }
+
+    /// Pearson's chi-square over the n x n matrix; df = (n - 1)^2.
+    pub fn test(&self) -> ChiSquare {
+        stats::chi_square_matrix_uniform(&self.counts)
+    }
+}
+
+/// The position of each card in one deck (row) against its position in another deck (column).
+///
+/// When the second deck is a uniform shuffle independent of the first, the card at position i
+/// of the first is at a uniformly random position of the second, so the matrix is the
+/// card-by-position matrix of a uniform shuffle and has the same chi-square test. A second deck
+/// that depends on the first (a repeated stream, a deck barely reshuffled) shows. It sees where
+/// each card goes, not which cards travel together: a deck only cut between two deals moves
+/// every card by the same uniform amount and passes (the order-frequency tests catch that).
+#[derive(Debug, Clone)]
+pub struct PositionPairs {
+    counts: Vec<Vec<u64>>,
+    pairs: u64,
+}
+
+impl PositionPairs {
+    pub fn new(n: usize) -> Self {
+        PositionPairs {
+            counts: vec![vec![0; n]; n],
+            pairs: 0,
+        }
+    }
+
+    pub fn record(&mut self, first: &[usize], second: &[usize]) {
+        let mut position_in_second = vec![0; second.len()];
+        for (position, &card) in second.iter().enumerate() {
+            position_in_second[card] = position;
+        }
+        for (position, &card) in first.iter().enumerate() {
+            self.counts[position][position_in_second[card]] += 1;
+        }
+        self.pairs += 1;
+    }
+
+    pub fn pairs(&self) -> u64 {
+        self.pairs
+    }
+
+    /// Pearson's chi-square over the n x n matrix; df = (n - 1)^2.
+    pub fn test(&self) -> ChiSquare {
+        stats::chi_square_matrix_uniform(&self.counts)
+    }
+}
+
+/// Each deal against the next one of the same dealer (or the same backend's stream).
+#[derive(Debug, Clone)]
+pub struct SuccessiveDeals {
+    previous: Option<Vec<usize>>,
+    pairs: PositionPairs,
+}
+
+impl SuccessiveDeals {
+    pub fn new(n: usize) -> Self {
+        SuccessiveDeals {
+            previous: None,
+            pairs: PositionPairs::new(n),
+        }
+    }
+
+    /// Counts `deck` against the deck recorded before it.
+    pub fn record(&mut self, deck: &[usize]) {
+        if let Some(previous) = &self.previous {
+            self.pairs.record(previous, deck);
+        }
+        self.previous = Some(deck.to_vec());
+    }
+
+    /// The next deck starts a new sequence (another stream): it is not paired with the last.
+    pub fn start_sequence(&mut self) {
+        self.previous = None;
+    }
+
+    pub fn pairs(&self) -> u64 {
+        self.pairs.pairs()
+    }
+
+    pub fn test(&self) -> ChiSquare {
+        self.pairs.test()
+    }
+}
+
+/// Where each card of a Dou Dizhu deal goes: p1, p2, p3 or the extra cards.
+#[derive(Debug, Clone)]
+pub struct Destinations {
+    /// `counts[card][destination]`, destination 0..3 the seats and 3 the extra cards.
+    counts: Vec<Vec<u64>>,
+    deals: u64,
+}
+
+impl Default for Destinations {
+    fn default() -> Self {
+        Destinations {
+            counts: vec![vec![0; SEATS + 1]; DECK],
+            deals: 0,
+        }
+    }
+}
+
+impl Destinations {
+    /// Counts a deal given as its four hands (cards 0..54): p1, p2, p3, extra.
+    pub fn record_hands(&mut self, hands: [&[usize]; SEATS + 1]) {
+        for (destination, hand) in hands.iter().enumerate() {
+            for &card in *hand {
+                self.counts[card][destination] += 1;
+            }
+        }
+        self.deals += 1;
+    }
+
+    /// Counts a shuffled deck dealt the way `deal_cards` deals it: the first 17 cards to p1, the
+    /// next 17 to p2, the next 17 to p3, the last 3 extra.
+    pub fn record_deck(&mut self, deck: &[usize]) {
+        debug_assert_eq!(deck.len(), DECK);
+        let (p1, rest) = deck.split_at(HAND);
+        let (p2, rest) = rest.split_at(HAND);
+        let (p3, extra) = rest.split_at(HAND);
+        self.record_hands([p1, p2, p3, extra]);
+    }
+
+    pub fn deals(&self) -> u64 {
+        self.deals
+    }
+
+    /// Pearson's chi-square over the 54 x 4 matrix, expected 17 : 17 : 17 : 3; df 159.
+    pub fn test(&self) -> ChiSquare {
+        stats::chi_square_matrix(&self.counts, &DESTINATION_WEIGHTS)
+    }
+}
+
+/// Which seat bids first: each of the three equally often.
+#[derive(Debug, Clone, Default)]
+pub struct FirstBidders {
+    counts: [u64; SEATS],
+}
+
+impl FirstBidders {
+    /// Counts one first bidder, seat 0, 1 or 2.
+    pub fn record(&mut self, seat: usize) {
+        self.counts[seat] += 1;
+    }
+
+    pub fn counts(&self) -> [u64; SEATS] {
+        self.counts
+    }
+
+    /// Goodness of fit to three equal frequencies; df 2.
+    pub fn test(&self) -> ChiSquare {
+        stats::chi_square_uniform(&self.counts)
+    }
+}
+
+/// The tests of the battery, by what they look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// Frequency of every order of a deck of this many cards.
+    Orders(usize),
+    /// The 54 x 54 card-by-position matrix.
+    CardByPosition,
+    /// The 54 x 4 card-by-destination matrix of Dou Dizhu deals.
+    Destinations,
+    /// The three seats' first-bidder counts.
+    FirstBidder,
+    /// Each card's position in deal k against deal k + 1.
+    SuccessiveDeals,
+    /// Each card's position in one backend's deck against another backend's, both started
+    /// together.
+    Backends,
+}
+
+impl Test {
+    pub fn name(&self) -> String {
+        match self {
+            Test::Orders(n) => format!("permutation frequency, n = {n} ({} bins)", factorial(*n)),
+            Test::CardByPosition => "card by position (54 x 54)".into(),
+            Test::Destinations => "card by destination (54 x 4)".into(),
+            Test::FirstBidder => "first bidder (3 seats)".into(),
+            Test::SuccessiveDeals => "deal k against deal k+1 (54 x 54)".into(),
+            Test::Backends => "backend against backend (54 x 54)".into(),
+        }
+    }
+}
+
+/// One test's result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    pub test: Test,
+    pub result: ChiSquare,
+}
+
+impl Outcome {
+    pub fn passes(&self) -> bool {
+        passes(&self.result)
+    }
+}
+
+/// A way of shuffling the deck it holds and of choosing who bids first.
+pub trait Dealer {
+    /// Shuffles `deck` in place.
+    fn shuffle(&mut self, deck: &mut [usize]);
+    /// The seat (0, 1 or 2) that bids first.
+    fn first_bidder(&mut self) -> usize;
+}
+
+/// The product's dealer: Fisher-Yates and exact draws on a ChaCha20 stream.
+pub struct FairDealer {
+    pub stream: Stream,
+}
+
+impl Dealer for FairDealer {
+    fn shuffle(&mut self, deck: &mut [usize]) {
+        fisher_yates(deck, &mut self.stream, &mut || {});
+    }
+
+    fn first_bidder(&mut self) -> usize {
+        self.stream.below(SEATS as u32) as usize
+    }
+}
+
+/// The naive shuffle: every position swapped with one drawn from the whole deck. Its n^n
+/// equally likely draw sequences cannot fall evenly on n! orders, so some orders are favoured.
+pub fn naive_swap<T>(items: &mut [T], stream: &mut Stream) {
+    let n = items.len() as u32;
+    for i in 0..items.len() {
+        let j = stream.below(n) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// Sattolo's algorithm: Fisher-Yates with j drawn from 0..i instead of 0..=i. It yields only the
+/// (n-1)! single-cycle orders, so no card ever stays where it was.
+pub fn sattolo<T>(items: &mut [T], stream: &mut Stream) {
+    for i in (1..items.len()).rev() {
+        let j = stream.below(i as u32) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// Fisher-Yates whose draws are one random byte `% (i + 1)`: 256 is not a multiple of most
+/// bounds, so small j come up more often (for a bound of 54, j < 40 five times in 256 and the
+/// others four).
+pub fn byte_modulo_fisher_yates<T>(items: &mut [T], stream: &mut Stream) {
+    for i in (1..items.len()).rev() {
+        let byte = stream.next_u32() as u8 as usize;
+        items.swap(i, byte % (i + 1));
+    }
+}
+
+/// The deliberately broken dealers the battery must reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokenShuffle {
+    NaiveSwap,
+    Sattolo,
+    ByteModulo,
+}
+
+impl BrokenShuffle {
+    pub const ALL: [BrokenShuffle; 3] = [
+        BrokenShuffle::NaiveSwap,
+        BrokenShuffle::Sattolo,
+        BrokenShuffle::ByteModulo,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BrokenShuffle::NaiveSwap => "naive swap-with-any",
+            BrokenShuffle::Sattolo => "Sattolo's algorithm",
+            BrokenShuffle::ByteModulo => "Fisher-Yates, random byte % n",
+        }
+    }
+
+    /// What it does wrong, in one line.
+    pub fn fault(self) -> &'static str {
+        match self {
+            BrokenShuffle::NaiveSwap => {
+                "swaps each position with any position: n^n paths onto n! orders"
+            }
+            BrokenShuffle::Sattolo => {
+                "draws j from 0..i instead of 0..=i: single-cycle orders only"
+            }
+            BrokenShuffle::ByteModulo => {
+                "scales one random byte with % n, and two random bits % 3 for the first bidder"
+            }
+        }
+    }
+
+    pub fn dealer(self, stream: Stream) -> BrokenDealer {
+        BrokenDealer {
+            shuffle: self,
+            stream,
+        }
+    }
+}
+
+/// A dealer with a broken shuffle. Its first bidder is a fair draw, except for the modulo
+/// dealer, which makes the same mistake there with the fewest bits that cover three seats.
+pub struct BrokenDealer {
+    shuffle: BrokenShuffle,
+    stream: Stream,
+}
+
+impl Dealer for BrokenDealer {
+    fn shuffle(&mut self, deck: &mut [usize]) {
+        let stream = &mut self.stream;
+        match self.shuffle {
+            BrokenShuffle::NaiveSwap => naive_swap(deck, stream),
+            BrokenShuffle::Sattolo => sattolo(deck, stream),
+            BrokenShuffle::ByteModulo => byte_modulo_fisher_yates(deck, stream),
+        }
+    }
+
+    fn first_bidder(&mut self) -> usize {
+        match self.shuffle {
+            BrokenShuffle::ByteModulo => (self.stream.next_u32() & 3) as usize % SEATS,
+            _ => self.stream.below(SEATS as u32) as usize,
+        }
+    }
+}
+
+/// How much each test of a battery looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizes {
+    /// Shuffled decks for each of the order-frequency tests.
+    pub orders: u64,
+    /// Shuffled 54-card decks for card by position and for successive deals.
+    pub decks: u64,
+    /// Dou Dizhu deals for card by destination and first bidder.
+    pub deals: u64,
+}
+
+/// The counts of a whole battery, for one dealer.
+#[derive(Debug, Clone)]
+pub struct Battery {
+    pub orders: Vec<OrderFrequency>,
+    pub card_by_position: CardByPosition,
+    pub destinations: Destinations,
+    pub first_bidders: FirstBidders,
+    pub successive_deals: SuccessiveDeals,
+}
+
+impl Battery {
+    /// Runs every test on `dealer`. Order frequency, card by position and destinations shuffle
+    /// a fresh sorted deck each time, as `shuffle_ints` and `deal_cards` do. Successive deals
+    /// follow a dealer who shuffles the deck it holds: deal k + 1 is the shuffle of deal k (for
+    /// a fair shuffle, the same as shuffling a fresh deck).
+    pub fn run(dealer: &mut dyn Dealer, sizes: &Sizes) -> Battery {
+        let mut orders: Vec<OrderFrequency> = ORDER_SIZES
+            .iter()
+            .map(|&n| OrderFrequency::new(n))
+            .collect();
+        for frequency in &mut orders {
+            for _ in 0..sizes.orders {
+                let mut deck: Vec<usize> = (0..frequency.n()).collect();
+                dealer.shuffle(&mut deck);
+                frequency.record(&deck);
+            }
+        }
+
+        let mut card_by_position = CardByPosition::new(DECK);
+        for _ in 0..sizes.decks {
+            let mut deck: Vec<usize> = (0..DECK).collect();
+            dealer.shuffle(&mut deck);
+            card_by_position.record(&deck);
+        }
+
+        let mut successive_deals = SuccessiveDeals::new(DECK);
+        let mut held: Vec<usize> = (0..DECK).collect();
+        for _ in 0..sizes.decks {
+            dealer.shuffle(&mut held);
+            successive_deals.record(&held);
+        }
+
+        let mut destinations = Destinations::default();
+        let mut first_bidders = FirstBidders::default();
+        for _ in 0..sizes.deals {
+            let mut deck: Vec<usize> = (0..DECK).collect();
+            dealer.shuffle(&mut deck);
+            destinations.record_deck(&deck);
+            first_bidders.record(dealer.first_bidder());
+        }
+
+        Battery {
+            orders,
+            card_by_position,
+            destinations,
+            first_bidders,
+            successive_deals,
+        }
+    }
+
+    /// Every test's result, in the report's order.
+    pub fn outcomes(&self) -> Vec<Outcome> {
+        let mut outcomes: Vec<Outcome> = self
+            .orders
+            .iter()
+            .map(|frequency| Outcome {
+                test: Test::Orders(frequency.n()),
+                result: frequency.test(),
+            })
+            .collect();
+        outcomes.extend([
+            Outcome {
+                test: Test::CardByPosition,
+                result: self.card_by_position.test(),
+            },
+            Outcome {
+                test: Test::Destinations,
+                result: self.destinations.test(),
+            },
+            Outcome {
+                test: Test::FirstBidder,
+                result: self.first_bidders.test(),
+            },
+            Outcome {
+                test: Test::SuccessiveDeals,
+                result: self.successive_deals.test(),
+            },
+        ]);
+        outcomes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(seed: u8) -> Stream {
+        Stream::from_seed([seed; 32])
+    }
+
+    /// Sizes at which a fair dealer passes and each broken one fails with a wide margin (see
+    /// the fairness notes: N >= 24,000 for 24 orders; a few thousand decks for the matrices).
+    const CI_SIZES: Sizes = Sizes {
+        orders: 30_000,
+        decks: 20_000,
+        deals: 20_000,
+    };
+
+    #[test]
+    fn order_index_is_the_lexicographic_rank() {
+        // The six orders of three cards, listed lexicographically by hand.
+        let by_hand = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        for (rank, order) in by_hand.iter().enumerate() {
+            assert_eq!(order_index(order), rank);
+        }
+        assert_eq!(order_index(&[0, 1, 2, 3, 4]), 0);
+        assert_eq!(order_index(&[4, 3, 2, 1, 0]), 119);
+        // 1 0 3 2: one smaller card after the 1 (weight 3! = 6), one after the 3 (weight 1).
+        assert_eq!(order_index(&[1, 0, 3, 2]), 7);
+    }
+
+    #[test]
+    fn order_of_accepts_exactly_the_permutations() {
+        assert_eq!(order_of(&[3, 1, 2], 1, 3), Ok(vec![2, 0, 1]));
+        assert_eq!(order_of(&[-5, -6], -6, 2), Ok(vec![1, 0]));
+        for bad in [
+            &[1, 2][..],
+            &[1, 1, 2],
+            &[0, 1, 2],
+            &[1, 2, 4],
+            &[1, 2, 3, 4],
+        ] {
+            let err = order_of(bad, 1, 3).unwrap_err();
+            assert!(
+                err.message.starts_with("expected a permutation of 1..3"),
+                "{err}"
+            );
+        }
+        assert!(order_of(&[i32::MIN], i32::MAX, 1).is_err());
+    }
+
+    #[test]
+    fn matrices_count_by_hand() {
+        let mut card_by_position = CardByPosition::new(3);
+        card_by_position.record(&[2, 0, 1]);
+        card_by_position.record(&[2, 1, 0]);
+        assert_eq!(
+            card_by_position.counts(),
+            [vec![0, 1, 1], vec![0, 1, 1], vec![2, 0, 0]]
+        );
+
+        // Deal 1: 2 0 1, deal 2: 1 2 0. Card 2 goes from position 0 to 1, card 0 from 1 to 2,
+        // card 1 from 2 to 0.
+        let mut successive = SuccessiveDeals::new(3);
+        successive.record(&[2, 0, 1]);
+        successive.record(&[1, 2, 0]);
+        assert_eq!(successive.pairs(), 1);
+        assert_eq!(
+            successive.pairs.counts,
+            [vec![0, 1, 0], vec![0, 0, 1], vec![1, 0, 0]]
+        );
+        successive.start_sequence();
+        successive.record(&[0, 1, 2]);
+        assert_eq!(successive.pairs(), 1);
+
+        let mut destinations = Destinations::default();
+        let sorted: Vec<usize> = (0..DECK).collect();
+        destinations.record_deck(&sorted);
+        assert_eq!(destinations.counts[0], [1, 0, 0, 0]);
+        assert_eq!(destinations.counts[16], [1, 0, 0, 0]);
+        assert_eq!(destinations.counts[17], [0, 1, 0, 0]);
+        assert_eq!(destinations.counts[50], [0, 0, 1, 0]);
+        assert_eq!(destinations.counts[51], [0, 0, 0, 1]);
+        assert_eq!(destinations.test().df, 159);
+    }
+
+    #[test]
+    fn counts_in_exact_proportion_have_statistic_zero() {
+        // 54 deals rotating the deck by 0..53 put every card 17, 17, 17 and 3 times in the four
+        // destinations: exactly the expected counts.
+        let mut destinations = Destinations::default();
+        for shift in 0..DECK {
+            let mut deck: Vec<usize> = (0..DECK).collect();
+            deck.rotate_left(shift);
+            destinations.record_deck(&deck);
+        }
+        let result = destinations.test();
+        assert!(result.statistic.abs() < 1e-9, "{result:?}");
+        assert_eq!(result.p_value, 1.0);
+    }
+
+    #[test]
+    fn broken_shuffles_are_permutations_with_their_known_flaws() {
+        let mut s = stream(1);
+        for _ in 0..200 {
+            let mut deck: Vec<usize> = (0..DECK).collect();
+            sattolo(&mut deck, &mut s);
+            // One cycle through all 54 cards: following card -> position from 0 returns to 0
+            // only after 54 steps, so no card stays in place.
+            let mut at = deck[0];
+            let mut steps = 1;
+            while at != 0 {
+                at = deck[at];
+                steps += 1;
+            }
+            assert_eq!(steps, DECK);
+
+            for shuffle in [naive_swap::<usize>, byte_modulo_fisher_yates::<usize>] {
+                let mut deck: Vec<usize> = (0..DECK).collect();
+                shuffle(&mut deck, &mut s);
+                let mut sorted = deck.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..DECK).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn fisher_yates_passes_the_whole_battery() {
+        for seed in [21, 22] {
+            let mut dealer = FairDealer {
+                stream: stream(seed),
+            };
+            let battery = Battery::run(&mut dealer, &CI_SIZES);
+            let outcomes = battery.outcomes();
+            assert_eq!(outcomes.len(), 7);
+            for o in &outcomes {
+                assert!(o.passes(), "seed {seed}: fair dealer failed {o:?}");
+            }
+            assert!(battery.orders.iter().all(|f| f.unseen() == 0));
+            let dfs: Vec<u64> = outcomes.iter().map(|o| o.result.df).collect();
+            assert_eq!(dfs, [5, 23, 119, 2809, 159, 2, 2809]);
+        }
+    }
+
+    /// Runs a broken dealer and checks which tests reject it. The tests it must fail are those
+    /// its flaw reaches; the rest look at what it does fairly and must pass.
+    fn check_broken(shuffle: BrokenShuffle, seed: u8, must_fail: &[Test]) {
+        let mut dealer = shuffle.dealer(stream(seed));
+        let outcomes = Battery::run(&mut dealer, &CI_SIZES).outcomes();
+        for o in &outcomes {
+            if must_fail.contains(&o.test) {
+                assert!(!o.passes(), "{} not caught by {o:?}", shuffle.name());
+            } else {
+                assert!(o.passes(), "{} wrongly failed {o:?}", shuffle.name());
+            }
+        }
+    }
+
+    #[test]
+    fn the_battery_rejects_the_naive_shuffle() {
+        use Test::*;
+        let flawed = [
+            Orders(3),
+            Orders(4),
+            Orders(5),
+            CardByPosition,
+            Destinations,
+            SuccessiveDeals,
+        ];
+        check_broken(BrokenShuffle::NaiveSwap, 31, &flawed);
+    }
+
+    #[test]
+    fn the_battery_rejects_sattolo() {
+        use Test::*;
+        let flawed = [
+            Orders(3),
+            Orders(4),
+            Orders(5),
+            CardByPosition,
+            Destinations,
+            SuccessiveDeals,
+        ];
+        check_broken(BrokenShuffle::Sattolo, 32, &flawed);
+    }
+
+    #[test]
+    fn the_battery_rejects_byte_modulo_scaling() {
+        use Test::*;
+        // 256 % 3 = 256 % 5 = 1 and 256 % 4 = 0: the small decks' bias (1 part in 85) is too
+        // small to see at these sizes, which is why the scaling code itself must be exact. A
+        // 54-card deck shows it plainly.
+        let flawed = [CardByPosition, Destinations, FirstBidder, SuccessiveDeals];
+        check_broken(BrokenShuffle::ByteModulo, 33, &flawed);
+    }
+
+    #[test]
+    fn successive_deals_catch_a_deck_barely_reshuffled() {
+        // A dealer who starts from a fair deck and then only swaps two random cards between
+        // deals: every deal on its own is a uniform shuffle, but each is nearly the last one.
+        let mut s = stream(34);
+        let mut deck: Vec<usize> = (0..DECK).collect();
+        fisher_yates(&mut deck, &mut s, &mut || {});
+        let mut successive = SuccessiveDeals::new(DECK);
+        for _ in 0..CI_SIZES.decks {
+            let (i, j) = (s.below(DECK as u32), s.below(DECK as u32));
+            deck.swap(i as usize, j as usize);
+            successive.record(&deck);
+        }
+        assert!(!passes(&successive.test()), "{:?}", successive.test());
+    }
+
+    #[test]
+    fn position_pairs_reject_a_repeated_stream() {
+        // Two backends that shared one stream would deal the same decks.
+        let mut same = PositionPairs::new(DECK);
+        let mut fair = PositionPairs::new(DECK);
+        let (mut a, mut b) = (stream(41), stream(42));
+        for _ in 0..2_000 {
+            let mut deck: Vec<usize> = (0..DECK).collect();
+            fisher_yates(&mut deck, &mut a, &mut || {});
+            same.record(&deck, &deck);
+            let mut other: Vec<usize> = (0..DECK).collect();
+            fisher_yates(&mut other, &mut b, &mut || {});
+            fair.record(&deck, &other);
+        }
+        assert!(passes(&fair.test()), "{:?}", fair.test());
+        assert!(!passes(&same.test()), "{:?}", same.test());
+    }
+}

@@ -1,0 +1,302 @@
+//! The dealcards fairness report (`make fairness`).
+//!
+//! Runs the battery of the extension's src/fairness.rs against a live server with the extension
+//! installed (its OS-keyed generator, through `shuffle_ints` and `deal_cards`), then the same
+//! battery, at the same sizes, on deliberately broken shuffles that must fail, and draws the
+//! card-by-position matrices of `shuffle_ints`, the naive shuffle and Sattolo's as heat maps.
+//!
+//! Usage: `dealcards-fairness [CONNECTION-STRING]`, the connection string as libpq takes it
+//! (default: FAIRNESS_DSN). Sizes and paths come from the environment, see [`Config`].
+//! Exit status: 0 when the live generator passes every test and every broken shuffle is
+//! rejected, 1 when not, 2 on an error.
+
+// The extension's pure modules, compiled here as they are; parts of them this tool does not use.
+#[allow(dead_code)]
+#[path = "../../../src/error.rs"]
+mod error;
+#[allow(dead_code)]
+#[path = "../../../src/fairness.rs"]
+mod fairness;
+#[allow(dead_code)]
+#[path = "../../../src/rng.rs"]
+mod rng;
+#[allow(dead_code)]
+#[path = "../../../src/shuffle.rs"]
+mod shuffle;
+#[allow(dead_code)]
+#[path = "../../../src/stats.rs"]
+mod stats;
+
+mod heatmap;
+mod live;
+mod progress;
+mod report;
+
+use std::error::Error;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use fairness::{Battery, BrokenShuffle, Outcome, Sizes, Test, ALPHA};
+use rng::Stream;
+
+/// What to run, from the environment:
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | FAIRNESS_ORDERS | 10,000,000 | shuffles of 3, of 4 and of 5 cards (each) for order frequency |
+/// | FAIRNESS_DECKS | 4,000,000 | 54-card shuffles for card by position and successive deals |
+/// | FAIRNESS_DEALS | 200,000 | `deal_cards` calls for card by destination and first bidder |
+/// | FAIRNESS_BACKENDS | 8 | backends started together |
+/// | FAIRNESS_BACKEND_DECKS | 20,000 | 54-card shuffles each of those backends deals |
+/// | FAIRNESS_PNG | target/fairness.png | where the heat map is written |
+/// | FAIRNESS_FONT | DejaVuSans.ttf of fonts-dejavu-core | the font of the picture's text |
+pub struct Config {
+    pub dsn: String,
+    pub sizes: Sizes,
+    pub backends: usize,
+    pub backend_decks: u64,
+    pub png: PathBuf,
+    pub font: PathBuf,
+}
+
+fn size(name: &str, default: u64, minimum: u64) -> Result<u64, Box<dyn Error>> {
+    let value = match std::env::var(name) {
+        Ok(text) => text
+            .replace(['_', ','], "")
+            .parse::<u64>()
+            .map_err(|_| format!("{name} must be a whole number, got {text:?}"))?,
+        Err(_) => default,
+    };
+    if value < minimum {
+        return Err(format!(
+            "{name} = {value} is too small: at least {minimum}, so every expected count of its \
+             chi-square test is large enough for the test to hold"
+        )
+        .into());
+    }
+    Ok(value)
+}
+
+impl Config {
+    pub fn from_env() -> Result<Config, Box<dyn Error>> {
+        let dsn = std::env::args()
+            .nth(1)
+            .or_else(|| std::env::var("FAIRNESS_DSN").ok())
+            .ok_or("give a connection string as the argument or in FAIRNESS_DSN")?;
+        let sizes = Sizes {
+            // 120 orders of 5 cards: at least 40 of each expected.
+            orders: size("FAIRNESS_ORDERS", 10_000_000, 4_800)?,
+            // 2916 cells: at least 18 in each expected.
+            decks: size("FAIRNESS_DECKS", 4_000_000, 1_000)?,
+            // The extra cards take 3 of 54: at least 55 deals of each card there expected.
+            deals: size("FAIRNESS_DEALS", 200_000, 1_000)?,
+        };
+        let backends = size("FAIRNESS_BACKENDS", 8, 2)? as usize;
+        let backend_decks = size("FAIRNESS_BACKEND_DECKS", 20_000, 1)?;
+        if (backends as u64 - 1) * backend_decks < 1_000 {
+            return Err(format!(
+                "FAIRNESS_BACKENDS = {backends} backends of FAIRNESS_BACKEND_DECKS = \
+                 {backend_decks} decks give {} pairs of decks; at least 1000 are needed",
+                (backends as u64 - 1) * backend_decks
+            )
+            .into());
+        }
+        Ok(Config {
+            dsn,
+            sizes,
+            backends,
+            backend_decks,
+            png: std::env::var_os("FAIRNESS_PNG")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("target/fairness.png")),
+            font: std::env::var_os("FAIRNESS_FONT")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(heatmap::DEJAVU_SANS)),
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            // The causes too: a server error's own message is in the source of the client's.
+            let mut message = e.to_string();
+            let mut cause = e.source();
+            while let Some(c) = cause {
+                message.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            eprintln!("fairness: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<bool, Box<dyn Error>> {
+    let config = Config::from_env()?;
+    // Fail on a missing font before minutes of sampling, not after.
+    heatmap::register_font(&config.font)?;
+    let sizes = config.sizes;
+    let mut server = live::Server::connect(&config.dsn)?;
+
+    println!("dealcards fairness report");
+    println!("server: {}", server.description());
+    println!(
+        "sizes: {} shuffles for each permutation test, {} decks, {} deals, {} backends x {} decks",
+        report::count(sizes.orders),
+        report::count(sizes.decks),
+        report::count(sizes.deals),
+        config.backends,
+        report::count(config.backend_decks)
+    );
+    println!("alpha = {ALPHA:e}: a test passes when its p-value is at least alpha");
+
+    eprintln!("sampling the live generator");
+    let mut live_outcomes: Vec<Outcome> = Vec::new();
+    for n in fairness::ORDER_SIZES {
+        let frequency = server.orders(n, sizes.orders)?;
+        live_outcomes.push(Outcome {
+            test: Test::Orders(n),
+            result: frequency.test(),
+        });
+    }
+    let (card_by_position, successive_deals) = server.decks(sizes.decks)?;
+    live_outcomes.push(Outcome {
+        test: Test::CardByPosition,
+        result: card_by_position.test(),
+    });
+
+    let deal_sample = if server.has_deal_cards()? {
+        Some(server.deals(sizes.deals)?)
+    } else {
+        None
+    };
+    if let Some(deals) = &deal_sample {
+        live_outcomes.push(Outcome {
+            test: Test::Destinations,
+            result: deals.destinations.test(),
+        });
+        live_outcomes.push(Outcome {
+            test: Test::FirstBidder,
+            result: deals.first_bidders.test(),
+        });
+    }
+    live_outcomes.push(Outcome {
+        test: Test::SuccessiveDeals,
+        result: successive_deals.test(),
+    });
+    let backends = live::backends(&config.dsn, config.backends, config.backend_decks)?;
+    live_outcomes.push(Outcome {
+        test: Test::Backends,
+        result: backends.pairs.test(),
+    });
+
+    report::section("live generator: shuffle_ints and deal_cards");
+    report::table(&live_outcomes);
+    let mut live_ok = live_outcomes.iter().all(Outcome::passes);
+    match &deal_sample {
+        Some(deals) => {
+            let [p1, p2, p3] = deals.first_bidders.counts();
+            println!(
+                "deal_cards: {} deals on {} scratch desks (ids from {}), each batch rolled back; \
+                 first bidders p1 {p1}, p2 {p2}, p3 {p3}; rows left in the extension's tables: {}",
+                report::count(deals.destinations.deals()),
+                deals.scratch_desks,
+                live::FIRST_SCRATCH_DESK,
+                deals.rows_left_behind
+            );
+            if deals.rows_left_behind != 0 {
+                println!("FAIL: the deal tests left rows behind");
+                live_ok = false;
+            }
+        }
+        None => println!(
+            "deal_cards: SKIPPED card by destination and first bidder: the function \
+             deal_cards(int) is not installed in this database"
+        ),
+    }
+    println!(
+        "backends: {} started together ({} distinct backend pids), {} decks each; \
+         decks dealt twice across all of them: {}",
+        backends.backends,
+        backends.distinct_pids,
+        report::count(backends.decks_each),
+        backends.repeated_decks
+    );
+    if backends.repeated_decks != 0 || backends.distinct_pids != backends.backends {
+        println!("FAIL: backends repeated a deck or shared a process");
+        live_ok = false;
+    }
+
+    // The broken shuffles run here, on OS-keyed streams, at exactly the live sizes: the
+    // battery's power is shown at the sample sizes it judged the server with.
+    let mut heat_maps = vec![(
+        format!(
+            "shuffle_ints (live, {} decks)",
+            report::count(card_by_position.decks())
+        ),
+        card_by_position,
+    )];
+    eprintln!("running the battery on the broken shuffles");
+    let mut all_caught = true;
+    let mut caught_counts = Vec::new();
+    for broken in BrokenShuffle::ALL {
+        let started = std::time::Instant::now();
+        let mut dealer = broken.dealer(Stream::from_os()?);
+        let battery = Battery::run(&mut dealer, &sizes);
+        eprintln!(
+            "  battery on the {} shuffle: done in {:.1} s",
+            broken.name(),
+            started.elapsed().as_secs_f64()
+        );
+        let outcomes = battery.outcomes();
+        report::section(&format!("broken: {}, must fail", broken.name()));
+        println!("its fault: {}", broken.fault());
+        report::table(&outcomes);
+        let failed = outcomes.iter().filter(|o| !o.passes()).count();
+        println!("rejected by {failed} of {} tests", outcomes.len());
+        all_caught &= failed > 0;
+        caught_counts.push((broken, failed, outcomes.len()));
+        if matches!(broken, BrokenShuffle::NaiveSwap | BrokenShuffle::Sattolo) {
+            heat_maps.push((
+                format!("{} (same size)", broken.name()),
+                battery.card_by_position,
+            ));
+        }
+    }
+
+    heatmap::draw(&config.png, &heat_maps)?;
+
+    report::section("verdict");
+    let live_tests = live_outcomes.len();
+    let live_failed = live_outcomes.iter().filter(|o| !o.passes()).count();
+    println!(
+        "live generator: {} of {live_tests} tests pass{}",
+        live_tests - live_failed,
+        if deal_sample.is_none() {
+            " (deal tests skipped)"
+        } else {
+            ""
+        }
+    );
+    for (broken, failed, tests) in &caught_counts {
+        println!(
+            "{}: {} ({failed} of {tests} tests reject it)",
+            broken.name(),
+            if *failed > 0 { "caught" } else { "NOT CAUGHT" }
+        );
+    }
+    println!("heat map: {}", config.png.display());
+    if !live_ok {
+        println!(
+            "The live generator failed a test. A fair generator fails one of these tests in \
+             about a thousand runs; run again, and if it fails again the generator is suspect."
+        );
+    }
+    if !all_caught {
+        println!("A broken shuffle passed every test: raise the sample sizes.");
+    }
+    Ok(live_ok && all_caught)
+}
