@@ -131,13 +131,8 @@ pub struct Queue {
     pub behind: u64,
 }
 
-/// Checks a playlist and shuffles it (Fisher-Yates) so the queue starts in a random order. The
-/// result is the tape's initial content, positions 0, 1, ...
-pub fn shuffled_tracks(
-    tracks: &mut [i64],
-    stream: &mut Stream,
-    check: &mut dyn FnMut(),
-) -> Result<(), Error> {
+/// Checks a playlist: at least one track, none twice.
+pub fn check_playlist(tracks: &[i64]) -> Result<(), Error> {
     if tracks.is_empty() {
         return Err(Error::invalid("a shuffle queue needs at least one track"));
     }
@@ -149,8 +144,13 @@ pub fn shuffled_tracks(
             pair[0]
         )));
     }
-    fisher_yates(tracks, stream, check);
     Ok(())
+}
+
+/// Shuffles a checked playlist (Fisher-Yates), as the seed suggests, so the queue starts in a
+/// random order: the tape's initial content, positions 0, 1, ...
+pub fn starting_order(tracks: &mut [i64], stream: &mut Stream, check: &mut dyn FnMut()) {
+    fisher_yates(tracks, stream, check);
 }
 
 impl Queue {
@@ -621,7 +621,8 @@ mod tests {
         stream: &mut Stream,
     ) -> (Queue, MemoryTape) {
         let mut tracks: Vec<i64> = (1..=n as i64).collect();
-        shuffled_tracks(&mut tracks, stream, &mut || {}).unwrap();
+        check_playlist(&tracks).unwrap();
+        starting_order(&mut tracks, stream, &mut || {});
         (
             Queue::new(mode, n, window).unwrap(),
             MemoryTape::new(&tracks),
@@ -862,16 +863,17 @@ mod tests {
     #[test]
     fn playlists_are_checked_and_shuffled() {
         let mut stream = seeded(1);
-        let err = shuffled_tracks(&mut [], &mut stream, &mut || {}).unwrap_err();
+        let err = check_playlist(&[]).unwrap_err();
         assert_eq!(err.message, "a shuffle queue needs at least one track");
-        let err = shuffled_tracks(&mut [5, 3, 9, 3], &mut stream, &mut || {}).unwrap_err();
+        let err = check_playlist(&[5, 3, 9, 3]).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidParameter);
         assert_eq!(
             err.message,
             "track 3 appears more than once in the playlist"
         );
+        assert_eq!(check_playlist(&[i64::MIN, -1, 0, i64::MAX]), Ok(()));
         let mut tracks: Vec<i64> = (1..=1000).collect();
-        shuffled_tracks(&mut tracks, &mut stream, &mut || {}).unwrap();
+        starting_order(&mut tracks, &mut stream, &mut || {});
         assert_ne!(
             tracks,
             (1..=1000).collect::<Vec<_>>(),
