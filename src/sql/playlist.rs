@@ -512,7 +512,7 @@ mod tests {
     #[pg_test]
     fn functions_declare_volatility_strictness_and_parallel_safety() {
         let declared = Spi::get_one::<String>(
-            "SELECT string_agg(proname || ':' || provolatile || proisstrict::text || proparallel, ' ' \
+            "SELECT string_agg(proname || ':' || provolatile::text || proisstrict::text || proparallel::text, ' ' \
                                ORDER BY proname) \
                FROM pg_proc WHERE proname LIKE 'shuffle_queue_%'",
         )
