@@ -131,14 +131,14 @@ pub struct Queue {
     pub behind: u64,
 }
 
-/// Checks a playlist: at least one track, none twice.
-pub fn check_playlist(tracks: &[i64]) -> Result<(), Error> {
+/// Checks a playlist: at least one track, none twice. Sorts the tracks in place to find
+/// duplicates; the queue's order comes from [`starting_order`] afterwards, whatever this one is.
+pub fn check_playlist(tracks: &mut [i64]) -> Result<(), Error> {
     if tracks.is_empty() {
         return Err(Error::invalid("a shuffle queue needs at least one track"));
     }
-    let mut sorted = tracks.to_vec();
-    sorted.sort_unstable();
-    if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+    tracks.sort_unstable();
+    if let Some(pair) = tracks.windows(2).find(|pair| pair[0] == pair[1]) {
         return Err(Error::invalid(format!(
             "track {} appears more than once in the playlist",
             pair[0]
@@ -621,7 +621,7 @@ mod tests {
         stream: &mut Stream,
     ) -> (Queue, MemoryTape) {
         let mut tracks: Vec<i64> = (1..=n as i64).collect();
-        check_playlist(&tracks).unwrap();
+        check_playlist(&mut tracks).unwrap();
         starting_order(&mut tracks, stream, &mut || {});
         (
             Queue::new(mode, n, window).unwrap(),
@@ -863,15 +863,20 @@ mod tests {
     #[test]
     fn playlists_are_checked_and_shuffled() {
         let mut stream = seeded(1);
-        let err = check_playlist(&[]).unwrap_err();
+        let err = check_playlist(&mut []).unwrap_err();
         assert_eq!(err.message, "a shuffle queue needs at least one track");
-        let err = check_playlist(&[5, 3, 9, 3]).unwrap_err();
+        let err = check_playlist(&mut [5, 3, 9, 3]).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidParameter);
         assert_eq!(
             err.message,
             "track 3 appears more than once in the playlist"
         );
-        assert_eq!(check_playlist(&[i64::MIN, -1, 0, i64::MAX]), Ok(()));
+        assert_eq!(check_playlist(&mut [i64::MAX, -1, 0, i64::MIN]), Ok(()));
+        let err = check_playlist(&mut [i64::MAX, 1, i64::MAX]).unwrap_err();
+        assert_eq!(
+            err.message,
+            format!("track {} appears more than once in the playlist", i64::MAX)
+        );
         let mut tracks: Vec<i64> = (1..=1000).collect();
         starting_order(&mut tracks, &mut stream, &mut || {});
         assert_ne!(

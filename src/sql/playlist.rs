@@ -13,6 +13,7 @@ use pgrx::prelude::*;
 use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
 use pgrx::PgOid;
 
+use super::arrays::IntArray;
 use super::{check_for_interrupts, ok_or_raise, raise};
 use crate::error::{Error, ErrorKind};
 use crate::playlist::{check_playlist, starting_order, Mode, Queue, Tape};
@@ -234,6 +235,20 @@ impl Tape for TableTape<'_, '_> {
     }
 }
 
+/// Copies the items into `tracks`, checks them and shuffles them into the queue's first order.
+fn starting_tape(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
+    for (i, (slot, item)) in tracks.iter_mut().zip(items.iter()).enumerate() {
+        *slot = item.ok_or_else(|| {
+            Error::invalid(format!(
+                "items must not contain NULL (element {} is NULL)",
+                i + 1
+            ))
+        })?;
+    }
+    check_playlist(tracks)?;
+    rng::with_live(|stream| starting_order(tracks, stream, &mut check_for_interrupts))
+}
+
 /// A new shuffle queue over the tracks, shuffled once (Fisher-Yates) so the start is random;
 /// returns its id. Not strict: NULL items or mode raise 22023 like any other bad argument.
 #[pg_extern(volatile, parallel_unsafe)]
@@ -246,27 +261,20 @@ fn shuffle_queue_create(
     let Some(items) = items else {
         raise(Error::invalid("items must not be NULL"));
     };
-    let mut tracks = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        match item {
-            Some(track) => tracks.push(track),
-            None => raise(Error::invalid(format!(
-                "items must not contain NULL (element {} is NULL)",
-                i + 1
-            ))),
-        }
-    }
-    ok_or_raise(check_playlist(&tracks));
     let Some(mode) = mode else {
         raise(Error::invalid(
             "mode must not be NULL: expected \"shuffle\" or \"random\"",
         ));
     };
     let mode = ok_or_raise(Mode::parse(mode));
-    let queue = ok_or_raise(Queue::new(mode, tracks.len(), window.map(i64::from)));
-    ok_or_raise(rng::with_live(|stream| {
-        starting_order(&mut tracks, stream, &mut check_for_interrupts)
+    let queue = ok_or_raise(Queue::new(mode, items.len(), window.map(i64::from)));
+    // The tape's first content is built in place in the bigint[] handed to the INSERT: one copy
+    // of the playlist, however long.
+    let mut outcome = Ok(());
+    let tracks = ok_or_raise(IntArray::<i64>::build(items.len(), |tracks| {
+        outcome = starting_tape(tracks, &items);
     }));
+    ok_or_raise(outcome);
     Spi::connect_mut(|client| {
         let table = execute(
             client,
