@@ -67,6 +67,8 @@ for n in 10 10000 1000000; do
   echo "| $n | ${playlist_create_ms[$n]} | $(playlist_figure "$n" 1 3) | $(playlist_figure "$n" 1 4 | cut -d. -f1) | $(playlist_figure "$n" 8 3) | $(playlist_figure "$n" 8 4 | cut -d. -f1) |"
 done
 echo
+echo "$(psql -X -q -At -d "$BENCH_DB" -c "SELECT format('The tape table holds %s tracks in %s with its indexes; shared_buffers is %s.', (SELECT sum(tracks) FROM shuffle_queue), pg_size_pretty(pg_total_relation_size('shuffle_queue_track')), current_setting('shared_buffers'))")"
+echo
 echo "next on 1,000,000 tracks / next on 10 tracks (target at most 1.5): 1 client $(ratio "$(playlist_figure 1000000 1 3)" "$(playlist_figure 10 1 3)" 2)x, 8 clients $(ratio "$(playlist_figure 1000000 8 3)" "$(playlist_figure 10 8 3)" 2)x"
 echo
 rm -f "$playlist_runs"
