@@ -2,7 +2,7 @@
 //!
 //! Every order and every sample here comes from Fisher-Yates on a [`Stream`]:
 //!
-//! - a shuffle of n items is [`fisher_yates`] on their indices 0..n, exactly as `shuffle_ints`
+//! - a shuffle of n items is Fisher-Yates on the items in index order, exactly as `shuffle_ints`
 //!   permutes a range;
 //! - a sample of k values from a range of m is the same loop stopped after k steps: for t in
 //!   0..k, i = m-1-t, j = uniform(0..=i), swap positions i and j. Positions m-k..m-1 then hold
@@ -12,13 +12,13 @@
 //!   not with m. m may be 2^64 (the whole int8 range); the one draw with bound 2^64 is a plain
 //!   64-bit word, which is what Lemire's method gives for that bound (nothing is rejected).
 //!
-//! Items of an array are byte ranges of its data area (item k is `bounds[k]..bounds[k+1]`);
-//! [`gather_items`] and [`gather_null_bits`] copy them, and their null-bitmap bits, in a given
-//! order. Bytes are moved as they are, so any element type moves without being decoded.
+//! Items of an array are byte ranges of its data area ([`ItemBounds`]); [`gather_items`] and
+//! [`gather_null_bits`] copy them, and their null-bitmap bits, in a given order. Bytes are moved
+//! as they are, so any element type moves without being decoded.
 
 use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
-use crate::shuffle::{fisher_yates, CHECK_EVERY};
+use crate::shuffle::CHECK_EVERY;
 
 /// How many integers `lo..=hi` holds (up to 2^64), if `lo <= hi`.
 pub fn range_size(lo: i64, hi: i64) -> Result<u128, Error> {
@@ -62,6 +62,9 @@ const VACANT: u64 = u64::MAX;
 /// a multiplicative hash spreads them without any defence against chosen keys.
 struct Displaced {
     slots: Vec<(u64, u64)>,
+    /// The highest position stored, if any: positions above it were never moved, which spares
+    /// most lookups when the range is much larger than the sample.
+    highest: Option<u64>,
 }
 
 impl Displaced {
@@ -75,7 +78,10 @@ impl Displaced {
             )
         })?;
         slots.resize(len, (VACANT, 0));
-        Ok(Displaced { slots })
+        Ok(Displaced {
+            slots,
+            highest: None,
+        })
     }
 
     #[inline]
@@ -85,9 +91,18 @@ impl Displaced {
         ((hash as u128 * self.slots.len() as u128) >> 64) as usize
     }
 
+    /// Starts loading the slot a lookup of `position` will read first.
+    #[inline]
+    fn prefetch(&self, position: u64) {
+        prefetch(self.slots.as_ptr().wrapping_add(self.home(position)));
+    }
+
     /// The value at `position`.
     #[inline]
     fn value_at(&self, position: u64) -> u64 {
+        if self.highest.is_none_or(|highest| position > highest) {
+            return position;
+        }
         let mut slot = self.home(position);
         loop {
             let (key, value) = self.slots[slot];
@@ -108,6 +123,7 @@ impl Displaced {
     #[inline]
     fn replace(&mut self, position: u64, value: u64) -> u64 {
         debug_assert_ne!(position, VACANT);
+        self.highest = self.highest.max(Some(position));
         let mut slot = self.home(position);
         loop {
             let (key, old) = self.slots[slot];
@@ -127,6 +143,9 @@ impl Displaced {
     }
 }
 
+/// How many draws [`partial_fisher_yates`] makes ahead of the step that uses them.
+const DRAW_AHEAD: usize = 8;
+
 /// Fisher-Yates over the positions 0..=span, stopped after `k` steps (`k <= span + 1`). Calls
 /// `emit(p, position)` once for each p in 0..k, with the position that ends at the p-th of the
 /// last k places, and `check` every [`CHECK_EVERY`] steps.
@@ -142,16 +161,32 @@ fn partial_fisher_yates(
         return Ok(());
     }
     let mut displaced = Displaced::with_room_for(k)?;
+    // Step t draws below(i + 1) for i = span - t; i + 1 is 2^64 only on the first step over the
+    // whole int8 range, where the draw is a plain 64-bit word.
+    let mut draw = |t: usize| {
+        let i = span - t as u64;
+        match i.checked_add(1) {
+            Some(bound) => stream.below_u64(bound),
+            None => stream.next_u64(),
+        }
+    };
+    // Draws do not depend on the table, so they are made a few steps early (in the same order)
+    // and the slot each one will probe is fetched meanwhile.
+    let mut drawn = [0u64; DRAW_AHEAD];
+    for (t, slot) in drawn.iter_mut().enumerate().take(k) {
+        *slot = draw(t);
+    }
     for t in 0..k {
         if t % CHECK_EVERY == CHECK_EVERY - 1 {
             check();
         }
+        let j = drawn[t % DRAW_AHEAD];
+        if t + DRAW_AHEAD < k {
+            let ahead = draw(t + DRAW_AHEAD);
+            drawn[t % DRAW_AHEAD] = ahead;
+            displaced.prefetch(ahead);
+        }
         let i = span - t as u64;
-        // i + 1 is 2^64 only on the first step over the whole int8 range.
-        let j = match i.checked_add(1) {
-            Some(bound) => stream.below_u64(bound),
-            None => stream.next_u64(),
-        };
         let at_i = displaced.value_at(i);
         let chosen = if j == i {
             at_i
@@ -180,61 +215,165 @@ pub fn sample_range(
     })
 }
 
-/// The order of a shuffled array: `order[p]` is the index of the item that goes to place p.
-pub fn shuffled_order(items: usize, stream: &mut Stream, check: &mut dyn FnMut()) -> Vec<u32> {
-    // items <= MAX_ARRAY_ITEMS < 2^32.
-    let mut order: Vec<u32> = (0..items as u32).collect();
-    fisher_yates(&mut order, stream, check);
-    order
+/// Where the items of an array's data area start and end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemBounds {
+    /// Every item has the same size (fixed-length elements and no NULLs): item i is
+    /// `i * item_len .. (i + 1) * item_len`.
+    Uniform { item_len: u32 },
+    /// Item i is `offsets[i]..offsets[i + 1]`. An array's data is under 1 GB, so offsets fit
+    /// in 32 bits.
+    Listed(Vec<u32>),
 }
 
-/// The items of a sample of `k` out of `items`, in order: the indices `sample_range` draws
-/// from 0..items, so the sample is the last k items of the shuffle with the same stream.
-pub fn sampled_order(
-    items: usize,
+/// One item of an array's first dimension: its index and where its bytes are in the data.
+/// Items are shuffled as these records, so copying them afterwards reads the records in order
+/// and goes to random places in the data only once per item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    pub index: u32,
+    pub start: u32,
+    pub len: u32,
+}
+
+impl ItemBounds {
+    /// The item with this index.
+    #[inline]
+    pub fn item(&self, index: usize) -> Item {
+        let (start, end) = match self {
+            ItemBounds::Uniform { item_len } => {
+                (index as u32 * item_len, (index as u32 + 1) * item_len)
+            }
+            ItemBounds::Listed(offsets) => (offsets[index], offsets[index + 1]),
+        };
+        Item {
+            index: index as u32,
+            start,
+            len: end - start,
+        }
+    }
+}
+
+/// How many steps ahead [`fisher_yates_ahead`] draws.
+const SWAP_AHEAD: usize = 16;
+
+/// [`crate::shuffle::fisher_yates`] exactly (the same draws in the same order, the same swaps, the same
+/// interrupt checks, so the same permutation), with each draw made a few steps early and the
+/// item it will swap fetched meanwhile: on arrays larger than the cache the swaps would
+/// otherwise wait for memory one after another.
+fn fisher_yates_ahead<T>(items: &mut [T], stream: &mut Stream, check: &mut dyn FnMut()) {
+    let n = items.len();
+    let steps = n.saturating_sub(1);
+    // Step s swaps place i = n-1-s with j = below(i + 1); i < n <= MAX_ARRAY_ITEMS < 2^32.
+    let mut draw = |s: usize| stream.below((n - s) as u32) as usize;
+    let mut drawn = [0usize; SWAP_AHEAD];
+    for (s, slot) in drawn.iter_mut().enumerate().take(steps) {
+        *slot = draw(s);
+        prefetch(items.as_ptr().wrapping_add(*slot));
+    }
+    for s in 0..steps {
+        let i = n - 1 - s;
+        if i.is_multiple_of(CHECK_EVERY) {
+            check();
+        }
+        let j = drawn[s % SWAP_AHEAD];
+        if s + SWAP_AHEAD < steps {
+            let ahead = draw(s + SWAP_AHEAD);
+            drawn[s % SWAP_AHEAD] = ahead;
+            prefetch(items.as_ptr().wrapping_add(ahead));
+        }
+        items.swap(i, j);
+    }
+}
+
+/// The `count` items of an array in a uniformly random order: Fisher-Yates on the items in
+/// index order, which is exactly the permutation `shuffle_ints(1, count)` makes with the same
+/// stream.
+pub fn shuffled_items(
+    bounds: &ItemBounds,
+    count: usize,
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Vec<Item> {
+    let mut items: Vec<Item> = (0..count).map(|i| bounds.item(i)).collect();
+    fisher_yates_ahead(&mut items, stream, check);
+    items
+}
+
+/// `k` of an array's `count` items, in order: those of the indices `sample_range` draws from
+/// 0..count, so the sample is the last k items of the shuffle with the same stream.
+pub fn sampled_items(
+    bounds: &ItemBounds,
+    count: usize,
     k: usize,
     stream: &mut Stream,
     check: &mut dyn FnMut(),
-) -> Result<Vec<u32>, Error> {
-    let mut order = vec![0u32; k];
+) -> Result<Vec<Item>, Error> {
+    let mut indices = vec![0u32; k];
     if k > 0 {
-        partial_fisher_yates(items as u64 - 1, k, stream, check, |p, index| {
-            order[p] = index as u32;
+        partial_fisher_yates(count as u64 - 1, k, stream, check, |p, index| {
+            indices[p] = index as u32;
         })?;
     }
-    Ok(order)
+    Ok(indices.iter().map(|&i| bounds.item(i as usize)).collect())
 }
 
-/// The size of the items named by `order`, where item i is the bytes `bounds[i]..bounds[i+1]`.
-pub fn gathered_len(bounds: &[usize], order: &[u32]) -> usize {
-    order
-        .iter()
-        .map(|&i| bounds[i as usize + 1] - bounds[i as usize])
-        .sum()
+/// The size of these items together.
+pub fn gathered_len(items: &[Item]) -> usize {
+    items.iter().map(|item| item.len as usize).sum()
 }
 
-/// Copies the items named by `order`, in that order, from `data` into `out`.
+/// Asks the CPU to start loading the cache line at `address`. A hint only: it reads nothing
+/// architecturally and never faults, so any address is fine.
+#[inline(always)]
+fn prefetch<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: _mm_prefetch does not access memory as far as the program can observe.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(address as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
+/// How many items ahead [`gather_items`] asks for the data it will copy. Reads of a shuffled
+/// gather land anywhere in the data; asking early keeps several of them in flight instead of
+/// waiting for each in turn.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Items up to this size are copied in 16-byte chunks rather than by a call to memcpy.
+const SMALL_ITEM: usize = 64;
+const CHUNK: usize = 16;
+
+/// Copies the bytes of `items`, in that order, from `data` into `out`.
 ///
-/// `out.len()` must be [`gathered_len`]. The last item may reach past the end of `data` by the
-/// alignment padding an array leaves after its last element; those bytes are left as they are
-/// in `out` (zero). Items are whole elements with their padding, so each item's size is a
-/// multiple of the element alignment and every element lands aligned again.
-pub fn gather_items(
-    data: &[u8],
-    bounds: &[usize],
-    order: &[u32],
-    out: &mut [u8],
-    check: &mut dyn FnMut(),
-) {
+/// `out.len()` must be [`gathered_len`]; every byte of it is written. The last item may reach
+/// past the end of `data` by the alignment padding an array leaves after its last element;
+/// those bytes are written as zeros. Items are whole elements with their padding, so each
+/// item's size is a multiple of the element alignment and every element lands aligned again.
+pub fn gather_items(data: &[u8], items: &[Item], out: &mut [u8], check: &mut dyn FnMut()) {
     let mut at = 0;
-    for (p, &item) in order.iter().enumerate() {
+    for (p, item) in items.iter().enumerate() {
         if p % CHECK_EVERY == CHECK_EVERY - 1 {
             check();
         }
-        let (start, end) = (bounds[item as usize], bounds[item as usize + 1]);
-        let present = end.min(data.len()).max(start);
-        out[at..at + (present - start)].copy_from_slice(&data[start..present]);
-        at += end - start;
+        if let Some(ahead) = items.get(p + PREFETCH_AHEAD) {
+            prefetch(data.as_ptr().wrapping_add(ahead.start as usize));
+        }
+        let (start, len) = (item.start as usize, item.len as usize);
+        let chunked = len.next_multiple_of(CHUNK);
+        if len <= SMALL_ITEM && start + chunked <= data.len() && at + chunked <= out.len() {
+            // Whole chunks may copy a few bytes too many; the items after this one overwrite
+            // them, since `at` only grows, and both ends were checked to be in bounds.
+            for c in (0..chunked).step_by(CHUNK) {
+                out[at + c..at + c + CHUNK].copy_from_slice(&data[start + c..start + c + CHUNK]);
+            }
+        } else {
+            let present = (start + len).min(data.len()).max(start);
+            out[at..at + (present - start)].copy_from_slice(&data[start..present]);
+            out[at + (present - start)..at + len].fill(0);
+        }
+        at += len;
     }
     debug_assert_eq!(at, out.len());
 }
@@ -244,19 +383,19 @@ fn bit(bitmap: &[u8], index: usize) -> bool {
     bitmap[index / 8] & (1 << (index % 8)) != 0
 }
 
-/// Whether any element of the items named by `order` is null (a 0 bit in Postgres's bitmap,
-/// `inner` elements per item).
-pub fn any_null(bitmap: &[u8], inner: usize, order: &[u32]) -> bool {
-    order.iter().any(|&item| {
-        let first = item as usize * inner;
+/// Whether any element of these items is null (a 0 bit in Postgres's bitmap, `inner`
+/// elements per item).
+pub fn any_null(bitmap: &[u8], inner: usize, items: &[Item]) -> bool {
+    items.iter().any(|item| {
+        let first = item.index as usize * inner;
         (first..first + inner).any(|e| !bit(bitmap, e))
     })
 }
 
-/// Copies the bitmap bits of the items named by `order` into `out`, which must start zeroed.
-pub fn gather_null_bits(bitmap: &[u8], inner: usize, order: &[u32], out: &mut [u8]) {
-    for (p, &item) in order.iter().enumerate() {
-        let (from, to) = (item as usize * inner, p * inner);
+/// Copies the bitmap bits of `items`, in that order, into `out`, which must start zeroed.
+pub fn gather_null_bits(bitmap: &[u8], inner: usize, items: &[Item], out: &mut [u8]) {
+    for (p, item) in items.iter().enumerate() {
+        let (from, to) = (item.index as usize * inner, p * inner);
         for e in 0..inner {
             if bit(bitmap, from + e) {
                 out[(to + e) / 8] |= 1 << ((to + e) % 8);
@@ -268,6 +407,7 @@ pub fn gather_null_bits(bitmap: &[u8], inner: usize, order: &[u32], out: &mut [u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shuffle::fisher_yates;
     use crate::stats;
     use std::collections::HashSet;
 
@@ -279,6 +419,25 @@ mod tests {
 
     fn counting() -> Stream {
         Stream::from_seed(std::array::from_fn(|i| i as u8))
+    }
+
+    fn indices(items: &[Item]) -> Vec<u32> {
+        items.iter().map(|item| item.index).collect()
+    }
+
+    /// Items of one byte each, shuffled: the order shuffle_array gives an array of `n` items.
+    fn shuffled_order(n: usize, stream: &mut Stream) -> Vec<u32> {
+        indices(&shuffled_items(
+            &ItemBounds::Uniform { item_len: 1 },
+            n,
+            stream,
+            &mut || {},
+        ))
+    }
+
+    fn sampled_order(n: usize, k: usize, stream: &mut Stream) -> Vec<u32> {
+        let bounds = ItemBounds::Uniform { item_len: 1 };
+        indices(&sampled_items(&bounds, n, k, stream, &mut || {}).unwrap())
     }
 
     fn sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
@@ -373,8 +532,12 @@ mod tests {
         for k in [0, 1, 6, 53] {
             assert_eq!(sample(1, 54, k, &mut seeded(5)), full[54 - k..]);
         }
-        let order = shuffled_order(54, &mut seeded(5), &mut || {});
-        let tail = sampled_order(54, 6, &mut seeded(5), &mut || {}).unwrap();
+        let order = shuffled_order(54, &mut seeded(5));
+        assert_eq!(
+            order,
+            full.iter().map(|&v| v as u32 - 1).collect::<Vec<_>>()
+        );
+        let tail = sampled_order(54, 6, &mut seeded(5));
         assert_eq!(tail, order[48..]);
     }
 
@@ -437,13 +600,29 @@ mod tests {
             ]
         );
         assert_eq!(
-            shuffled_order(10, &mut seeded(0), &mut || {}),
+            shuffled_order(10, &mut seeded(0)),
             [9, 8, 2, 3, 0, 4, 1, 7, 5, 6]
         );
-        assert_eq!(
-            sampled_order(10, 3, &mut counting(), &mut || {}).unwrap(),
-            [8, 3, 4]
-        );
+        assert_eq!(sampled_order(10, 3, &mut counting()), [8, 3, 4]);
+    }
+
+    #[test]
+    fn drawing_ahead_makes_exactly_the_fisher_yates_permutation() {
+        for seed in 0..8u8 {
+            for n in (0..=40).chain([SWAP_AHEAD, SWAP_AHEAD + 1, 1000, 3 * CHECK_EVERY + 5]) {
+                let mut plain: Vec<u32> = (0..n as u32).collect();
+                let mut ahead = plain.clone();
+                let (mut plain_checks, mut ahead_checks) = (0, 0);
+                let mut plain_stream = seeded(seed);
+                let mut ahead_stream = seeded(seed);
+                fisher_yates(&mut plain, &mut plain_stream, &mut || plain_checks += 1);
+                fisher_yates_ahead(&mut ahead, &mut ahead_stream, &mut || ahead_checks += 1);
+                assert_eq!(plain, ahead, "seed {seed}, n {n}");
+                assert_eq!(plain_checks, ahead_checks);
+                // Both used the same words of the stream.
+                assert_eq!(plain_stream.next_u32(), ahead_stream.next_u32());
+            }
+        }
     }
 
     #[test]
@@ -454,29 +633,39 @@ mod tests {
         assert_eq!(calls, 3);
         let mut calls = 0;
         let data = vec![0u8; 3 * CHECK_EVERY];
-        let bounds: Vec<usize> = (0..=data.len()).collect();
-        let order: Vec<u32> = (0..data.len() as u32).collect();
+        let bounds = ItemBounds::Uniform { item_len: 1 };
+        let items = shuffled_items(&bounds, data.len(), &mut seeded(4), &mut || calls += 1);
+        assert_eq!(calls, 2, "Fisher-Yates checks every {CHECK_EVERY} swaps");
+        let mut calls = 0;
         let mut out = vec![0u8; data.len()];
-        gather_items(&data, &bounds, &order, &mut out, &mut || calls += 1);
+        gather_items(&data, &items, &mut out, &mut || calls += 1);
         assert_eq!(calls, 3);
     }
 
     /// Items of different lengths in one data area, as a text[] would have them.
-    fn word_items(words: &[&str]) -> (Vec<u8>, Vec<usize>) {
+    fn word_items(words: &[&str]) -> (Vec<u8>, ItemBounds) {
         let mut data = Vec::new();
-        let mut bounds = vec![0];
+        let mut offsets = vec![0];
         for w in words {
             data.extend_from_slice(w.as_bytes());
-            bounds.push(data.len());
+            offsets.push(data.len() as u32);
         }
-        (data, bounds)
+        (data, ItemBounds::Listed(offsets))
+    }
+
+    fn items_in_order(bounds: &ItemBounds, order: &[u32]) -> Vec<Item> {
+        order.iter().map(|&i| bounds.item(i as usize)).collect()
+    }
+
+    fn gathered(data: &[u8], items: &[Item]) -> Vec<u8> {
+        let mut out = vec![0xeeu8; gathered_len(items)];
+        gather_items(data, items, &mut out, &mut || {});
+        out
     }
 
     fn gathered_words(words: &[&str], order: &[u32]) -> Vec<u8> {
         let (data, bounds) = word_items(words);
-        let mut out = vec![0u8; gathered_len(&bounds, order)];
-        gather_items(&data, &bounds, order, &mut out, &mut || {});
-        out
+        gathered(&data, &items_in_order(&bounds, order))
     }
 
     #[test]
@@ -485,12 +674,39 @@ mod tests {
         assert_eq!(gathered_words(&words, &[3, 0, 2, 1]), b"bbaccc");
         assert_eq!(gathered_words(&words, &[2, 2]), b"cccccc");
         assert_eq!(gathered_words(&words, &[]), b"");
-        // The last item's padding may lie past the data: it stays zero.
+        // Items of every size around the 16-byte chunks and the small-item limit, so that
+        // chunked copies that run over are overwritten by the next item, and the last items
+        // of the output and of the data are copied exactly.
+        let words: Vec<String> = (0..140)
+            .map(|i| ((b'a' + (i % 26) as u8) as char).to_string().repeat(i % 70))
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        for order in [
+            (0..140).rev().collect::<Vec<u32>>(),
+            (0..140).collect(),
+            shuffled_order(140, &mut seeded(6)),
+        ] {
+            let expected: String = order.iter().map(|&i| words[i as usize]).collect();
+            assert_eq!(gathered_words(&words, &order), expected.as_bytes());
+        }
+        let data: Vec<u8> = (0..200).map(|i| i as u8).collect();
+        let uniform = ItemBounds::Uniform { item_len: 2 };
+        let order: Vec<u32> = (0..100).rev().collect();
+        let out = gathered(&data, &items_in_order(&uniform, &order));
+        assert_eq!(out.len(), 200);
+        assert_eq!(&out[..4], [198, 199, 196, 197]);
+        assert_eq!(&out[196..], [2, 3, 0, 1]);
+        // The last item's padding may lie past the data: it is written as zeros.
         let data = [1u8, 2, 3, 4, 5];
-        let bounds = [0, 4, 8];
-        let mut out = vec![0u8; 8];
-        gather_items(&data, &bounds, &[1, 0], &mut out, &mut || {});
-        assert_eq!(out, [5, 0, 0, 0, 1, 2, 3, 4]);
+        let bounds = ItemBounds::Listed(vec![0, 4, 8]);
+        assert_eq!(
+            gathered(&data, &items_in_order(&bounds, &[1, 0])),
+            [5, 0, 0, 0, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            gathered(&data, &items_in_order(&bounds, &[0, 1])),
+            [1, 2, 3, 4, 5, 0, 0, 0]
+        );
     }
 
     #[test]
@@ -501,7 +717,8 @@ mod tests {
         for e in [4, 12, 13, 14] {
             bitmap[e / 8] &= !(1 << (e % 8));
         }
-        let order = [4u32, 1, 0];
+        let bounds = ItemBounds::Uniform { item_len: 8 };
+        let order = items_in_order(&bounds, &[4, 1, 0]);
         let mut out = vec![0u8; 2];
         gather_null_bits(&bitmap, 3, &order, &mut out);
         let bits: Vec<bool> = (0..9).map(|e| bit(&out, e)).collect();
@@ -514,7 +731,7 @@ mod tests {
             "bits past the items stay zero"
         );
         assert!(any_null(&bitmap, 3, &order));
-        assert!(!any_null(&bitmap, 3, &[0, 2, 3]));
+        assert!(!any_null(&bitmap, 3, &items_in_order(&bounds, &[0, 2, 3])));
     }
 
     /// Lehmer code of a permutation of 0..n: a number in 0..n!.
@@ -528,13 +745,16 @@ mod tests {
         index
     }
 
-    /// Shuffles four items of different lengths through `order` and `gather_items`, as
-    /// shuffle_array does, and counts each resulting permutation.
-    fn array_permutation_counts(order: &mut dyn FnMut() -> Vec<u32>, draws: usize) -> Vec<u64> {
-        let words = ["0", "11", "222", "3333"];
+    /// Shuffles four items of different lengths with `shuffle` and copies them with
+    /// `gather_items`, as shuffle_array does, and counts each resulting permutation.
+    fn array_permutation_counts(
+        shuffle: &mut dyn FnMut(&ItemBounds) -> Vec<Item>,
+        draws: usize,
+    ) -> Vec<u64> {
+        let (data, bounds) = word_items(&["0", "11", "222", "3333"]);
         let mut counts = vec![0u64; 24];
         for _ in 0..draws {
-            let out = gathered_words(&words, &order());
+            let out = gathered(&data, &shuffle(&bounds));
             // Reading the items back: each one is a run of its own digit.
             let mut items = Vec::new();
             for &b in &out {
@@ -572,20 +792,28 @@ mod tests {
     fn array_shuffle_permutation_frequency_is_uniform_and_catches_biased_shuffles() {
         let draws = 48_000;
         let mut stream = seeded(31);
-        let fair =
-            array_permutation_counts(&mut || shuffled_order(4, &mut stream, &mut || {}), draws);
+        let fair = array_permutation_counts(
+            &mut |bounds| shuffled_items(bounds, 4, &mut stream, &mut || {}),
+            draws,
+        );
         assert!(fair.iter().all(|&c| c > 0), "a permutation never appeared");
         let test = stats::chi_square_uniform(&fair);
         assert_eq!(test.df, 23);
         assert!(test.p_value > ALPHA, "fair shuffle rejected: {test:?}");
 
         let mut stream = seeded(31);
-        let naive = array_permutation_counts(&mut || naive_order(4, &mut stream), draws);
+        let naive = array_permutation_counts(
+            &mut |bounds| items_in_order(bounds, &naive_order(4, &mut stream)),
+            draws,
+        );
         let test = stats::chi_square_uniform(&naive);
         assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
 
         let mut stream = seeded(31);
-        let sattolo = array_permutation_counts(&mut || sattolo_order(4, &mut stream), draws);
+        let sattolo = array_permutation_counts(
+            &mut |bounds| items_in_order(bounds, &sattolo_order(4, &mut stream)),
+            draws,
+        );
         let test = stats::chi_square_uniform(&sattolo);
         assert!(
             test.p_value < ALPHA,
