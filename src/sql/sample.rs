@@ -11,7 +11,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, AnyArray, PgSqlErrorCode};
 
 use super::arrays::IntArray;
-use super::{check_for_interrupts, ok_or_raise, raise};
+use super::{check_for_interrupts, ok_or_raise};
 use crate::error::{Error, ErrorKind};
 use crate::rng::{self, Stream};
 use crate::sample::{
@@ -412,9 +412,13 @@ fn sample_ints_seeded(lo: i64, hi: i64, k: i32, seed: &[u8]) -> IntArray<i64> {
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
     let len = ok_or_raise(sample_ints_len(lo, hi, k));
     ok_or_raise(IntArray::build(len, |out| {
-        if let Err(e) = sample_range(lo, hi, out, &mut stream, &mut check_for_interrupts) {
-            raise(e)
-        }
+        ok_or_raise(sample_range(
+            lo,
+            hi,
+            out,
+            &mut stream,
+            &mut check_for_interrupts,
+        ))
     }))
 }
 
