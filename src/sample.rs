@@ -1,1 +1,948 @@
-//! Sampling without replacement: from arrays and from huge integer ranges.
+//! Sampling without replacement, and moving the items of a flat array into a new order.
+//!
+//! Every order and every sample here comes from Fisher-Yates on a [`Stream`]:
+//!
+//! - a shuffle of n items is Fisher-Yates on the items in index order, exactly as `shuffle_ints`
+//!   permutes a range;
+//! - a sample of k values from a range of m is the same loop stopped after k steps: for t in
+//!   0..k, i = m-1-t, j = uniform(0..=i), swap positions i and j. Positions m-k..m-1 then hold
+//!   a uniformly random k-permutation of the range, and they are exactly the last k positions a
+//!   full shuffle with the same stream would produce. The range is never materialized: only the
+//!   positions whose value has moved are kept, in [`Displaced`], so time and memory grow with k,
+//!   not with m. m may be 2^64 (the whole int8 range); the one draw with bound 2^64 is a plain
+//!   64-bit word, which is what Lemire's method gives for that bound (nothing is rejected).
+//!
+//! Items of an array are byte ranges of its data area ([`ItemBounds`]); [`gather_items`] and
+//! [`gather_null_bits`] copy them, and their null-bitmap bits, in a given order. Bytes are moved
+//! as they are, so any element type moves without being decoded.
+
+use crate::error::{Error, ErrorKind};
+use crate::rng::Stream;
+use crate::shuffle::CHECK_EVERY;
+
+/// How many integers `lo..=hi` holds (up to 2^64), if `lo <= hi`.
+pub fn range_size(lo: i64, hi: i64) -> Result<u128, Error> {
+    if lo > hi {
+        return Err(Error::invalid(format!(
+            "lower bound {lo} is greater than upper bound {hi}"
+        )));
+    }
+    Ok((hi as i128 - lo as i128 + 1) as u128)
+}
+
+/// Checks a request for `k` distinct integers out of `lo..=hi` and returns k.
+pub fn sample_ints_len(lo: i64, hi: i64, k: i32) -> Result<usize, Error> {
+    let size = range_size(lo, hi)?;
+    if k < 0 || k as u128 > size {
+        return Err(Error::invalid(format!(
+            "k must be between 0 and {size}, the number of integers in {lo}..{hi}, got {k}"
+        )));
+    }
+    Ok(k as usize)
+}
+
+/// Checks a request for `n` of an array's `items` (the length of its first dimension).
+pub fn sample_array_len(n: i32, items: usize) -> Result<usize, Error> {
+    if n < 0 || n as usize > items {
+        return Err(Error::invalid(format!(
+            "n must be between 0 and {items}, the number of items in the array, got {n}"
+        )));
+    }
+    Ok(n as usize)
+}
+
+/// Marks a vacant slot of [`Displaced`]. Never a stored position: a position is stored only
+/// when it is below the step's i, and i <= u64::MAX.
+const VACANT: u64 = u64::MAX;
+
+/// The positions of a virtual range whose value is no longer the position itself.
+///
+/// Open addressing with linear probing, sized once for the k steps of a sample (each step
+/// stores at most one new position), at most two thirds full. Positions are drawn uniformly, so
+/// a multiplicative hash spreads them without any defence against chosen keys.
+struct Displaced {
+    slots: Vec<(u64, u64)>,
+    /// The highest position stored, if any: positions above it were never moved, which spares
+    /// most lookups when the range is much larger than the sample.
+    highest: Option<u64>,
+}
+
+impl Displaced {
+    fn with_room_for(steps: usize) -> Result<Self, Error> {
+        let len = steps.saturating_add(steps / 2).max(16);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(len).map_err(|_| {
+            Error::new(
+                ErrorKind::TooLarge,
+                format!("not enough memory to draw a sample of {steps} values"),
+            )
+        })?;
+        slots.resize(len, (VACANT, 0));
+        Ok(Displaced {
+            slots,
+            highest: None,
+        })
+    }
+
+    #[inline]
+    fn home(&self, position: u64) -> usize {
+        // Fibonacci hashing, then the high half of a 128-bit product maps to 0..len.
+        let hash = position.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        ((hash as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+
+    /// Starts loading the slot a lookup of `position` will read first.
+    #[inline]
+    fn prefetch(&self, position: u64) {
+        prefetch(self.slots.as_ptr().wrapping_add(self.home(position)));
+    }
+
+    /// The value at `position`.
+    #[inline]
+    fn value_at(&self, position: u64) -> u64 {
+        if self.highest.is_none_or(|highest| position > highest) {
+            return position;
+        }
+        let mut slot = self.home(position);
+        loop {
+            let (key, value) = self.slots[slot];
+            if key == VACANT {
+                return position;
+            }
+            if key == position {
+                return value;
+            }
+            slot += 1;
+            if slot == self.slots.len() {
+                slot = 0;
+            }
+        }
+    }
+
+    /// Puts `value` at `position` and returns the value that was there.
+    #[inline]
+    fn replace(&mut self, position: u64, value: u64) -> u64 {
+        debug_assert_ne!(position, VACANT);
+        self.highest = self.highest.max(Some(position));
+        let mut slot = self.home(position);
+        loop {
+            let (key, old) = self.slots[slot];
+            if key == VACANT {
+                self.slots[slot] = (position, value);
+                return position;
+            }
+            if key == position {
+                self.slots[slot].1 = value;
+                return old;
+            }
+            slot += 1;
+            if slot == self.slots.len() {
+                slot = 0;
+            }
+        }
+    }
+}
+
+/// How many draws [`partial_fisher_yates`] makes ahead of the step that uses them.
+const DRAW_AHEAD: usize = 8;
+
+/// Fisher-Yates over the positions 0..=span, stopped after `k` steps (`k <= span + 1`). Calls
+/// `emit(p, position)` once for each p in 0..k, with the position that ends at the p-th of the
+/// last k places, and `check` every [`CHECK_EVERY`] steps.
+fn partial_fisher_yates(
+    span: u64,
+    k: usize,
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+    mut emit: impl FnMut(usize, u64),
+) -> Result<(), Error> {
+    debug_assert!(k as u128 <= span as u128 + 1);
+    if k == 0 {
+        return Ok(());
+    }
+    let mut displaced = Displaced::with_room_for(k)?;
+    // Step t draws below(i + 1) for i = span - t; i + 1 is 2^64 only on the first step over the
+    // whole int8 range, where the draw is a plain 64-bit word.
+    let mut draw = |t: usize| {
+        let i = span - t as u64;
+        match i.checked_add(1) {
+            Some(bound) => stream.below_u64(bound),
+            None => stream.next_u64(),
+        }
+    };
+    // Draws do not depend on the table, so they are made a few steps early (in the same order)
+    // and the slot each one will probe is fetched meanwhile.
+    let mut drawn = [0u64; DRAW_AHEAD];
+    for (t, slot) in drawn.iter_mut().enumerate().take(k) {
+        *slot = draw(t);
+    }
+    for t in 0..k {
+        if t % CHECK_EVERY == CHECK_EVERY - 1 {
+            check();
+        }
+        let j = drawn[t % DRAW_AHEAD];
+        if t + DRAW_AHEAD < k {
+            let ahead = draw(t + DRAW_AHEAD);
+            drawn[t % DRAW_AHEAD] = ahead;
+            displaced.prefetch(ahead);
+        }
+        let i = span - t as u64;
+        let at_i = displaced.value_at(i);
+        let chosen = if j == i {
+            at_i
+        } else {
+            displaced.replace(j, at_i)
+        };
+        emit(k - 1 - t, chosen);
+    }
+    Ok(())
+}
+
+/// Fills `out` with `out.len()` distinct integers of `lo..=hi` in uniformly random order: the
+/// last `out.len()` entries of the Fisher-Yates shuffle of the range with this stream.
+/// `out.len()` must have passed [`sample_ints_len`].
+pub fn sample_range(
+    lo: i64,
+    hi: i64,
+    out: &mut [i64],
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Result<(), Error> {
+    // hi - lo as a two's complement difference: the largest offset, up to 2^64 - 1.
+    let span = hi.wrapping_sub(lo) as u64;
+    partial_fisher_yates(span, out.len(), stream, check, |p, offset| {
+        out[p] = lo.wrapping_add(offset as i64);
+    })
+}
+
+/// Where the items of an array's data area start and end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemBounds {
+    /// Every item has the same size (fixed-length elements and no NULLs): item i is
+    /// `i * item_len .. (i + 1) * item_len`.
+    Uniform { item_len: u32 },
+    /// Item i is `offsets[i]..offsets[i + 1]`. An array's data is under 1 GB, so offsets fit
+    /// in 32 bits.
+    Listed(Vec<u32>),
+}
+
+/// One item of an array's first dimension: its index and where its bytes are in the data.
+/// Items are shuffled as these records, so copying them afterwards reads the records in order
+/// and goes to random places in the data only once per item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    pub index: u32,
+    pub start: u32,
+    pub len: u32,
+}
+
+impl ItemBounds {
+    /// The item with this index.
+    #[inline]
+    pub fn item(&self, index: usize) -> Item {
+        let (start, end) = match self {
+            ItemBounds::Uniform { item_len } => {
+                (index as u32 * item_len, (index as u32 + 1) * item_len)
+            }
+            ItemBounds::Listed(offsets) => (offsets[index], offsets[index + 1]),
+        };
+        Item {
+            index: index as u32,
+            start,
+            len: end - start,
+        }
+    }
+}
+
+/// How many steps ahead [`fisher_yates_ahead`] draws.
+const SWAP_AHEAD: usize = 16;
+
+/// [`crate::shuffle::fisher_yates`] exactly (the same draws in the same order, the same swaps, the same
+/// interrupt checks, so the same permutation), with each draw made a few steps early and the
+/// item it will swap fetched meanwhile: on arrays larger than the cache the swaps would
+/// otherwise wait for memory one after another.
+fn fisher_yates_ahead<T>(items: &mut [T], stream: &mut Stream, check: &mut dyn FnMut()) {
+    let n = items.len();
+    let steps = n.saturating_sub(1);
+    // Step s swaps place i = n-1-s with j = below(i + 1); i < n <= MAX_ARRAY_ITEMS < 2^32.
+    let mut draw = |s: usize| stream.below((n - s) as u32) as usize;
+    let mut drawn = [0usize; SWAP_AHEAD];
+    for (s, slot) in drawn.iter_mut().enumerate().take(steps) {
+        *slot = draw(s);
+        prefetch(items.as_ptr().wrapping_add(*slot));
+    }
+    for s in 0..steps {
+        let i = n - 1 - s;
+        if i.is_multiple_of(CHECK_EVERY) {
+            check();
+        }
+        let j = drawn[s % SWAP_AHEAD];
+        if s + SWAP_AHEAD < steps {
+            let ahead = draw(s + SWAP_AHEAD);
+            drawn[s % SWAP_AHEAD] = ahead;
+            prefetch(items.as_ptr().wrapping_add(ahead));
+        }
+        items.swap(i, j);
+    }
+}
+
+/// The `count` items of an array in a uniformly random order: Fisher-Yates on the items in
+/// index order, which is exactly the permutation `shuffle_ints(1, count)` makes with the same
+/// stream.
+pub fn shuffled_items(
+    bounds: &ItemBounds,
+    count: usize,
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Vec<Item> {
+    let mut items: Vec<Item> = (0..count).map(|i| bounds.item(i)).collect();
+    fisher_yates_ahead(&mut items, stream, check);
+    items
+}
+
+/// `k` of an array's `count` items, in order: those of the indices `sample_range` draws from
+/// 0..count, so the sample is the last k items of the shuffle with the same stream.
+pub fn sampled_items(
+    bounds: &ItemBounds,
+    count: usize,
+    k: usize,
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Result<Vec<Item>, Error> {
+    let mut indices = vec![0u32; k];
+    if k > 0 {
+        partial_fisher_yates(count as u64 - 1, k, stream, check, |p, index| {
+            indices[p] = index as u32;
+        })?;
+    }
+    Ok(indices.iter().map(|&i| bounds.item(i as usize)).collect())
+}
+
+/// The size of these items together.
+pub fn gathered_len(items: &[Item]) -> usize {
+    items.iter().map(|item| item.len as usize).sum()
+}
+
+/// Asks the CPU to start loading the cache line at `address`. A hint only: it reads nothing
+/// architecturally and never faults, so any address is fine.
+#[inline(always)]
+fn prefetch<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: _mm_prefetch does not access memory as far as the program can observe.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(address as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
+/// How many items ahead [`gather_items`] asks for the data it will copy. Reads of a shuffled
+/// gather land anywhere in the data; asking early keeps several of them in flight instead of
+/// waiting for each in turn.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Items up to this size are copied in 16-byte chunks rather than by a call to memcpy.
+const SMALL_ITEM: usize = 64;
+const CHUNK: usize = 16;
+
+/// Copies the bytes of `items`, in that order, from `data` into `out`.
+///
+/// `out.len()` must be [`gathered_len`]; every byte of it is written. The last item may reach
+/// past the end of `data` by the alignment padding an array leaves after its last element;
+/// those bytes are written as zeros. Items are whole elements with their padding, so each
+/// item's size is a multiple of the element alignment and every element lands aligned again.
+pub fn gather_items(data: &[u8], items: &[Item], out: &mut [u8], check: &mut dyn FnMut()) {
+    let mut at = 0;
+    for (p, item) in items.iter().enumerate() {
+        if p % CHECK_EVERY == CHECK_EVERY - 1 {
+            check();
+        }
+        if let Some(ahead) = items.get(p + PREFETCH_AHEAD) {
+            prefetch(data.as_ptr().wrapping_add(ahead.start as usize));
+        }
+        let (start, len) = (item.start as usize, item.len as usize);
+        let chunked = len.next_multiple_of(CHUNK);
+        if len <= SMALL_ITEM && start + chunked <= data.len() && at + chunked <= out.len() {
+            // Whole chunks may copy a few bytes too many; the items after this one overwrite
+            // them, since `at` only grows, and both ends were checked to be in bounds.
+            for c in (0..chunked).step_by(CHUNK) {
+                out[at + c..at + c + CHUNK].copy_from_slice(&data[start + c..start + c + CHUNK]);
+            }
+        } else {
+            let present = (start + len).min(data.len()).max(start);
+            out[at..at + (present - start)].copy_from_slice(&data[start..present]);
+            out[at + (present - start)..at + len].fill(0);
+        }
+        at += len;
+    }
+    debug_assert_eq!(at, out.len());
+}
+
+#[inline]
+fn bit(bitmap: &[u8], index: usize) -> bool {
+    bitmap[index / 8] & (1 << (index % 8)) != 0
+}
+
+/// Whether any element of these items is null (a 0 bit in Postgres's bitmap, `inner`
+/// elements per item).
+pub fn any_null(bitmap: &[u8], inner: usize, items: &[Item]) -> bool {
+    items.iter().any(|item| {
+        let first = item.index as usize * inner;
+        (first..first + inner).any(|e| !bit(bitmap, e))
+    })
+}
+
+/// Copies the bitmap bits of `items`, in that order, into `out`, which must start zeroed.
+pub fn gather_null_bits(bitmap: &[u8], inner: usize, items: &[Item], out: &mut [u8]) {
+    for (p, item) in items.iter().enumerate() {
+        let (from, to) = (item.index as usize * inner, p * inner);
+        for e in 0..inner {
+            if bit(bitmap, from + e) {
+                out[(to + e) / 8] |= 1 << ((to + e) % 8);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shuffle::fisher_yates;
+    use crate::stats;
+    use std::collections::HashSet;
+
+    const ALPHA: f64 = 1e-4;
+
+    fn seeded(seed: u8) -> Stream {
+        Stream::from_seed([seed; 32])
+    }
+
+    fn counting() -> Stream {
+        Stream::from_seed(std::array::from_fn(|i| i as u8))
+    }
+
+    fn indices(items: &[Item]) -> Vec<u32> {
+        items.iter().map(|item| item.index).collect()
+    }
+
+    /// Items of one byte each, shuffled: the order shuffle_array gives an array of `n` items.
+    fn shuffled_order(n: usize, stream: &mut Stream) -> Vec<u32> {
+        indices(&shuffled_items(
+            &ItemBounds::Uniform { item_len: 1 },
+            n,
+            stream,
+            &mut || {},
+        ))
+    }
+
+    fn sampled_order(n: usize, k: usize, stream: &mut Stream) -> Vec<u32> {
+        let bounds = ItemBounds::Uniform { item_len: 1 };
+        indices(&sampled_items(&bounds, n, k, stream, &mut || {}).unwrap())
+    }
+
+    fn sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let mut out = vec![0; k];
+        sample_range(lo, hi, &mut out, stream, &mut || {}).unwrap();
+        out
+    }
+
+    /// The same partial Fisher-Yates over a materialized range, for small ranges: what the
+    /// sparse version must agree with.
+    fn dense_sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let mut range: Vec<i64> = (lo..=hi).collect();
+        let m = range.len();
+        for t in 0..k {
+            let i = m - 1 - t;
+            let j = stream.below_u64(i as u64 + 1) as usize;
+            range.swap(i, j);
+        }
+        range[m - k..].to_vec()
+    }
+
+    #[test]
+    fn sizes_and_errors_name_the_bounds() {
+        assert_eq!(range_size(1, 49), Ok(49));
+        assert_eq!(range_size(i64::MIN, i64::MAX), Ok(1u128 << 64));
+        assert_eq!(range_size(7, 7), Ok(1));
+        let err = range_size(5, 4).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParameter);
+        assert_eq!(err.message, "lower bound 5 is greater than upper bound 4");
+
+        assert_eq!(sample_ints_len(1, 49, 6), Ok(6));
+        assert_eq!(sample_ints_len(1, 49, 49), Ok(49));
+        assert_eq!(sample_ints_len(1, 49, 0), Ok(0));
+        assert_eq!(
+            sample_ints_len(i64::MIN, i64::MAX, i32::MAX),
+            Ok(i32::MAX as usize)
+        );
+        let err = sample_ints_len(1, 49, 50).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParameter);
+        assert_eq!(
+            err.message,
+            "k must be between 0 and 49, the number of integers in 1..49, got 50"
+        );
+        assert_eq!(
+            sample_ints_len(1, 49, -1).unwrap_err().kind,
+            ErrorKind::InvalidParameter
+        );
+        assert_eq!(
+            sample_ints_len(2, 1, 0).unwrap_err().message,
+            "lower bound 2 is greater than upper bound 1"
+        );
+
+        assert_eq!(sample_array_len(3, 5), Ok(3));
+        assert_eq!(sample_array_len(0, 0), Ok(0));
+        assert_eq!(sample_array_len(5, 5), Ok(5));
+        let err = sample_array_len(6, 5).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParameter);
+        assert_eq!(
+            err.message,
+            "n must be between 0 and 5, the number of items in the array, got 6"
+        );
+        assert_eq!(
+            sample_array_len(-1, 5).unwrap_err().kind,
+            ErrorKind::InvalidParameter
+        );
+    }
+
+    #[test]
+    fn sparse_sample_agrees_with_the_materialized_range() {
+        // Small ranges make the table busy: most positions get displaced, many twice.
+        for seed in 0..40u8 {
+            for (lo, hi) in [(0, 0), (1, 2), (1, 10), (-5, 5), (1, 100), (1, 1000)] {
+                let m = (hi - lo + 1) as usize;
+                for k in [0, 1, m / 2, m - 1, m] {
+                    assert_eq!(
+                        sample(lo, hi, k, &mut seeded(seed)),
+                        dense_sample(lo, hi, k, &mut seeded(seed)),
+                        "seed {seed}, {lo}..{hi}, k {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_sample_is_the_shuffle_and_a_sample_is_the_shuffles_tail() {
+        // Over an int4 range, sample_ints(lo, hi, k, seed) is the last k of shuffle_ints.
+        let mut full = vec![0; 54];
+        crate::shuffle::permute_range(&mut full, 1, &mut seeded(5), &mut || {});
+        let full: Vec<i64> = full.into_iter().map(i64::from).collect();
+        assert_eq!(sample(1, 54, 54, &mut seeded(5)), full);
+        for k in [0, 1, 6, 53] {
+            assert_eq!(sample(1, 54, k, &mut seeded(5)), full[54 - k..]);
+        }
+        let order = shuffled_order(54, &mut seeded(5));
+        assert_eq!(
+            order,
+            full.iter().map(|&v| v as u32 - 1).collect::<Vec<_>>()
+        );
+        let tail = sampled_order(54, 6, &mut seeded(5));
+        assert_eq!(tail, order[48..]);
+    }
+
+    #[test]
+    fn samples_at_the_int8_limits_stay_in_range_without_overflow() {
+        let mut stream = seeded(21);
+        for (lo, hi, k) in [
+            (i64::MIN, i64::MAX, 1000),
+            (i64::MIN, i64::MIN + 9, 10),
+            (i64::MAX - 9, i64::MAX, 10),
+            (i64::MAX, i64::MAX, 1),
+            (i64::MIN, i64::MIN, 1),
+            (-1, 0, 2),
+            (i64::MIN, -1, 100),
+            (0, i64::MAX, 100),
+        ] {
+            let s = sample(lo, hi, k, &mut stream);
+            assert_eq!(s.len(), k);
+            assert!(s.iter().all(|v| (lo..=hi).contains(v)), "{lo}..{hi}: {s:?}");
+            assert_eq!(s.iter().collect::<HashSet<_>>().len(), k, "{lo}..{hi}");
+        }
+        let mut tiny = sample(i64::MAX - 9, i64::MAX, 10, &mut stream);
+        tiny.sort_unstable();
+        assert_eq!(tiny, ((i64::MAX - 9)..=i64::MAX).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn golden_outputs_never_change() {
+        // Computed by tests/reference/seeded_sample.py (on top of seeded_shuffle.py), an
+        // independent implementation of the README's specification. A change here breaks every
+        // stored replay: it must never happen.
+        assert_eq!(sample(1, 49, 6, &mut seeded(0)), [5, 33, 8, 43, 28, 34]);
+        assert_eq!(
+            sample(1, 1 << 40, 5, &mut counting()),
+            [
+                735_032_943_334,
+                627_684_595_787,
+                877_966_310_511,
+                314_788_591_735,
+                455_698_930_046
+            ]
+        );
+        assert_eq!(
+            sample(i64::MIN, i64::MAX, 4, &mut counting()),
+            [
+                1_307_428_006_561_434_800,
+                5_506_458_395_325_511_048,
+                -3_942_095_838_980_620_916,
+                -1_578_012_656_518_038_215
+            ]
+        );
+        assert_eq!(
+            sample(i64::MAX - 4, i64::MAX, 5, &mut seeded(0xff)),
+            [
+                i64::MAX - 4,
+                i64::MAX - 1,
+                i64::MAX - 2,
+                i64::MAX,
+                i64::MAX - 3
+            ]
+        );
+        assert_eq!(
+            shuffled_order(10, &mut seeded(0)),
+            [9, 8, 2, 3, 0, 4, 1, 7, 5, 6]
+        );
+        assert_eq!(sampled_order(10, 3, &mut counting()), [8, 3, 4]);
+    }
+
+    #[test]
+    fn drawing_ahead_makes_exactly_the_fisher_yates_permutation() {
+        for seed in 0..8u8 {
+            for n in (0..=40).chain([SWAP_AHEAD, SWAP_AHEAD + 1, 1000, 3 * CHECK_EVERY + 5]) {
+                let mut plain: Vec<u32> = (0..n as u32).collect();
+                let mut ahead = plain.clone();
+                let (mut plain_checks, mut ahead_checks) = (0, 0);
+                let mut plain_stream = seeded(seed);
+                let mut ahead_stream = seeded(seed);
+                fisher_yates(&mut plain, &mut plain_stream, &mut || plain_checks += 1);
+                fisher_yates_ahead(&mut ahead, &mut ahead_stream, &mut || ahead_checks += 1);
+                assert_eq!(plain, ahead, "seed {seed}, n {n}");
+                assert_eq!(plain_checks, ahead_checks);
+                // Both used the same words of the stream.
+                assert_eq!(plain_stream.next_u32(), ahead_stream.next_u32());
+            }
+        }
+    }
+
+    #[test]
+    fn check_is_called_on_long_samples() {
+        let mut calls = 0;
+        let mut out = vec![0; 3 * CHECK_EVERY];
+        sample_range(1, 1 << 40, &mut out, &mut seeded(4), &mut || calls += 1).unwrap();
+        assert_eq!(calls, 3);
+        let mut calls = 0;
+        let data = vec![0u8; 3 * CHECK_EVERY];
+        let bounds = ItemBounds::Uniform { item_len: 1 };
+        let items = shuffled_items(&bounds, data.len(), &mut seeded(4), &mut || calls += 1);
+        assert_eq!(calls, 2, "Fisher-Yates checks every {CHECK_EVERY} swaps");
+        let mut calls = 0;
+        let mut out = vec![0u8; data.len()];
+        gather_items(&data, &items, &mut out, &mut || calls += 1);
+        assert_eq!(calls, 3);
+    }
+
+    /// Items of different lengths in one data area, as a text[] would have them.
+    fn word_items(words: &[&str]) -> (Vec<u8>, ItemBounds) {
+        let mut data = Vec::new();
+        let mut offsets = vec![0];
+        for w in words {
+            data.extend_from_slice(w.as_bytes());
+            offsets.push(data.len() as u32);
+        }
+        (data, ItemBounds::Listed(offsets))
+    }
+
+    fn items_in_order(bounds: &ItemBounds, order: &[u32]) -> Vec<Item> {
+        order.iter().map(|&i| bounds.item(i as usize)).collect()
+    }
+
+    fn gathered(data: &[u8], items: &[Item]) -> Vec<u8> {
+        let mut out = vec![0xeeu8; gathered_len(items)];
+        gather_items(data, items, &mut out, &mut || {});
+        out
+    }
+
+    fn gathered_words(words: &[&str], order: &[u32]) -> Vec<u8> {
+        let (data, bounds) = word_items(words);
+        gathered(&data, &items_in_order(&bounds, order))
+    }
+
+    #[test]
+    fn gather_moves_whole_items_of_any_size() {
+        let words = ["a", "", "ccc", "bb"];
+        assert_eq!(gathered_words(&words, &[3, 0, 2, 1]), b"bbaccc");
+        assert_eq!(gathered_words(&words, &[2, 2]), b"cccccc");
+        assert_eq!(gathered_words(&words, &[]), b"");
+        // Items of every size around the 16-byte chunks and the small-item limit, so that
+        // chunked copies that run over are overwritten by the next item, and the last items
+        // of the output and of the data are copied exactly.
+        let words: Vec<String> = (0..140)
+            .map(|i| ((b'a' + (i % 26) as u8) as char).to_string().repeat(i % 70))
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        for order in [
+            (0..140).rev().collect::<Vec<u32>>(),
+            (0..140).collect(),
+            shuffled_order(140, &mut seeded(6)),
+        ] {
+            let expected: String = order.iter().map(|&i| words[i as usize]).collect();
+            assert_eq!(gathered_words(&words, &order), expected.as_bytes());
+        }
+        let data: Vec<u8> = (0..200).map(|i| i as u8).collect();
+        let uniform = ItemBounds::Uniform { item_len: 2 };
+        let order: Vec<u32> = (0..100).rev().collect();
+        let out = gathered(&data, &items_in_order(&uniform, &order));
+        assert_eq!(out.len(), 200);
+        assert_eq!(&out[..4], [198, 199, 196, 197]);
+        assert_eq!(&out[196..], [2, 3, 0, 1]);
+        // The last item's padding may lie past the data: it is written as zeros.
+        let data = [1u8, 2, 3, 4, 5];
+        let bounds = ItemBounds::Listed(vec![0, 4, 8]);
+        assert_eq!(
+            gathered(&data, &items_in_order(&bounds, &[1, 0])),
+            [5, 0, 0, 0, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            gathered(&data, &items_in_order(&bounds, &[0, 1])),
+            [1, 2, 3, 4, 5, 0, 0, 0]
+        );
+    }
+
+    #[test]
+    fn null_bits_follow_their_items() {
+        // 5 items of 3 elements; bit set = not null. Item 1 has a null in the middle, item 4 is
+        // all null.
+        let mut bitmap = vec![0xffu8, 0xff];
+        for e in [4, 12, 13, 14] {
+            bitmap[e / 8] &= !(1 << (e % 8));
+        }
+        let bounds = ItemBounds::Uniform { item_len: 8 };
+        let order = items_in_order(&bounds, &[4, 1, 0]);
+        let mut out = vec![0u8; 2];
+        gather_null_bits(&bitmap, 3, &order, &mut out);
+        let bits: Vec<bool> = (0..9).map(|e| bit(&out, e)).collect();
+        assert_eq!(
+            bits,
+            [false, false, false, true, false, true, true, true, true]
+        );
+        assert!(
+            (9..16).all(|e| !bit(&out, e)),
+            "bits past the items stay zero"
+        );
+        assert!(any_null(&bitmap, 3, &order));
+        assert!(!any_null(&bitmap, 3, &items_in_order(&bounds, &[0, 2, 3])));
+    }
+
+    /// Lehmer code of a permutation of 0..n: a number in 0..n!.
+    fn permutation_index(p: &[u8]) -> usize {
+        let n = p.len();
+        let mut index = 0;
+        for i in 0..n {
+            let smaller_after = p[i + 1..].iter().filter(|&&x| x < p[i]).count();
+            index = index * (n - i) + smaller_after;
+        }
+        index
+    }
+
+    /// Shuffles four items of different lengths with `shuffle` and copies them with
+    /// `gather_items`, as shuffle_array does, and counts each resulting permutation.
+    fn array_permutation_counts(
+        shuffle: &mut dyn FnMut(&ItemBounds) -> Vec<Item>,
+        draws: usize,
+    ) -> Vec<u64> {
+        let (data, bounds) = word_items(&["0", "11", "222", "3333"]);
+        let mut counts = vec![0u64; 24];
+        for _ in 0..draws {
+            let out = gathered(&data, &shuffle(&bounds));
+            // Reading the items back: each one is a run of its own digit.
+            let mut items = Vec::new();
+            for &b in &out {
+                if items.last() != Some(&(b - b'0')) {
+                    items.push(b - b'0');
+                }
+            }
+            assert_eq!(items.len(), 4);
+            counts[permutation_index(&items)] += 1;
+        }
+        counts
+    }
+
+    /// The naive shuffle (j drawn from all n places on every step): biased.
+    fn naive_order(n: usize, stream: &mut Stream) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        for i in 0..n {
+            let j = stream.below(n as u32) as usize;
+            order.swap(i, j);
+        }
+        order
+    }
+
+    /// Sattolo's algorithm (j drawn from 0..i): only cyclic permutations.
+    fn sattolo_order(n: usize, stream: &mut Stream) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            let j = stream.below(i as u32) as usize;
+            order.swap(i, j);
+        }
+        order
+    }
+
+    #[test]
+    fn array_shuffle_permutation_frequency_is_uniform_and_catches_biased_shuffles() {
+        let draws = 48_000;
+        let mut stream = seeded(31);
+        let fair = array_permutation_counts(
+            &mut |bounds| shuffled_items(bounds, 4, &mut stream, &mut || {}),
+            draws,
+        );
+        assert!(fair.iter().all(|&c| c > 0), "a permutation never appeared");
+        let test = stats::chi_square_uniform(&fair);
+        assert_eq!(test.df, 23);
+        assert!(test.p_value > ALPHA, "fair shuffle rejected: {test:?}");
+
+        let mut stream = seeded(31);
+        let naive = array_permutation_counts(
+            &mut |bounds| items_in_order(bounds, &naive_order(4, &mut stream)),
+            draws,
+        );
+        let test = stats::chi_square_uniform(&naive);
+        assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
+
+        let mut stream = seeded(31);
+        let sattolo = array_permutation_counts(
+            &mut |bounds| items_in_order(bounds, &sattolo_order(4, &mut stream)),
+            draws,
+        );
+        let test = stats::chi_square_uniform(&sattolo);
+        assert!(
+            test.p_value < ALPHA,
+            "Sattolo's shuffle not caught: {test:?}"
+        );
+    }
+
+    /// Partial Fisher-Yates whose steps draw j from 0..i instead of 0..=i (Sattolo's step): a
+    /// sampler that never leaves a value where it was. A negative control.
+    fn sattolo_sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let mut range: Vec<i64> = (lo..=hi).collect();
+        let m = range.len();
+        for t in 0..k {
+            let i = m - 1 - t;
+            let j = stream.below_u64(i as u64) as usize;
+            range.swap(i, j);
+        }
+        range[m - k..].to_vec()
+    }
+
+    /// Floyd's subset, returned sorted: every value equally likely, but not in random order.
+    fn sorted_sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let mut s = sample(lo, hi, k, stream);
+        s.sort_unstable();
+        s
+    }
+
+    type Sampler = fn(i64, i64, usize, &mut Stream) -> Vec<i64>;
+
+    /// Counts, over `draws` samples of 5 out of 1..20, how often each value appears (per value)
+    /// and at each place (value by place).
+    fn small_range_counts(sampler: Sampler, seed: u8, draws: usize) -> (Vec<u64>, Vec<Vec<u64>>) {
+        let mut stream = seeded(seed);
+        let mut per_value = vec![0u64; 20];
+        let mut by_place = vec![vec![0u64; 5]; 20];
+        for _ in 0..draws {
+            for (place, v) in sampler(1, 20, 5, &mut stream).into_iter().enumerate() {
+                per_value[v as usize - 1] += 1;
+                by_place[v as usize - 1][place] += 1;
+            }
+        }
+        (per_value, by_place)
+    }
+
+    #[test]
+    fn sample_ints_value_frequency_is_uniform_and_catches_a_biased_sampler() {
+        let draws = 40_000;
+        let (per_value, by_place) = small_range_counts(sample, 41, draws);
+        let test = stats::chi_square_uniform(&per_value);
+        assert_eq!(test.df, 19);
+        assert!(test.p_value > ALPHA, "fair sampler rejected: {test:?}");
+        let test = stats::chi_square_matrix_uniform(&by_place);
+        assert_eq!(test.df, 19 * 4);
+        assert!(
+            test.p_value > ALPHA,
+            "fair sampler's order rejected: {test:?}"
+        );
+
+        let (per_value, _) = small_range_counts(sattolo_sample, 41, draws);
+        let test = stats::chi_square_uniform(&per_value);
+        assert!(
+            test.p_value < ALPHA,
+            "Sattolo-step sampler not caught: {test:?}"
+        );
+
+        // The sorted sample has fair values and so passes the per-value test; the order test
+        // is the one that must catch it.
+        let (per_value, by_place) = small_range_counts(sorted_sample, 41, draws);
+        assert!(stats::chi_square_uniform(&per_value).p_value > ALPHA);
+        let test = stats::chi_square_matrix_uniform(&by_place);
+        assert!(test.p_value < ALPHA, "sorted sampler not caught: {test:?}");
+    }
+
+    /// Draws with replacement, 32 bits at a time scaled to the range: the kind of sampler that
+    /// casts a 64-bit range to 32 bits. A negative control.
+    fn truncating_sample(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let span = hi.wrapping_sub(lo) as u64;
+        (0..k)
+            .map(|_| {
+                let v = (stream.next_u32() as u64).min(span);
+                lo.wrapping_add(v as i64)
+            })
+            .collect()
+    }
+
+    /// Draws with replacement: fine values, but repeats. A negative control.
+    fn with_replacement(lo: i64, hi: i64, k: usize, stream: &mut Stream) -> Vec<i64> {
+        let span = hi.wrapping_sub(lo) as u64;
+        (0..k)
+            .map(|_| {
+                let v = match span.checked_add(1) {
+                    Some(bound) => stream.below_u64(bound),
+                    None => stream.next_u64(),
+                };
+                lo.wrapping_add(v as i64)
+            })
+            .collect()
+    }
+
+    /// Whether a sample of k from lo..=hi has k distinct values that spread evenly over 64
+    /// equal slices of the range (chi-square on the slice counts).
+    fn distinct_and_spread(sampler: Sampler, lo: i64, hi: i64, k: usize, seed: u8) -> bool {
+        let s = sampler(lo, hi, k, &mut seeded(seed));
+        assert_eq!(s.len(), k);
+        let distinct = s.iter().collect::<HashSet<_>>().len() == k;
+        let size = range_size(lo, hi).unwrap();
+        let mut slices = vec![0u64; 64];
+        for v in s {
+            let offset = (v as i128 - lo as i128) as u128;
+            slices[(offset * 64 / size) as usize] += 1;
+        }
+        distinct && stats::chi_square_uniform(&slices).p_value > ALPHA
+    }
+
+    #[test]
+    fn huge_range_samples_are_distinct_and_spread_and_catch_biased_samplers() {
+        let k = 200_000;
+        assert!(distinct_and_spread(sample, i64::MIN, i64::MAX, k, 51));
+        assert!(distinct_and_spread(sample, 1, 1 << 40, k, 52));
+        assert!(!distinct_and_spread(
+            truncating_sample,
+            i64::MIN,
+            i64::MAX,
+            k,
+            51
+        ));
+        assert!(!distinct_and_spread(truncating_sample, 1, 1 << 40, k, 52));
+        // Where repeats are likely (a range of 2^24), drawing with replacement is caught.
+        assert!(distinct_and_spread(sample, 1, 1 << 24, k, 53));
+        assert!(!distinct_and_spread(with_replacement, 1, 1 << 24, k, 53));
+    }
+}

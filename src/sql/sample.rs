@@ -1,1 +1,518 @@
 //! SQL functions shuffling and sampling arrays of any type, and sampling integer ranges.
+//!
+//! Arrays are handled as Postgres lays them out (header, dimensions, lower bounds, null bitmap,
+//! then the elements one after another, each padded to its type's alignment): this layer finds
+//! where each item of the first dimension starts and ends, the core moves the bytes. No element
+//! is ever decoded, so every element type works the same way, at memcpy speed.
+
+use std::mem::size_of;
+
+use pgrx::prelude::*;
+use pgrx::{pg_sys, AnyArray, PgSqlErrorCode};
+
+use super::arrays::IntArray;
+use super::{check_for_interrupts, ok_or_raise};
+use crate::error::{Error, ErrorKind};
+use crate::rng::{self, Stream};
+use crate::sample::{
+    any_null, gather_items, gather_null_bits, gathered_len, sample_array_len, sample_ints_len,
+    sample_range, sampled_items, shuffled_items, Item, ItemBounds,
+};
+use crate::shuffle::CHECK_EVERY;
+
+/// Postgres's largest single allocation (MaxAllocSize).
+const MAX_ALLOC: usize = 0x3fff_ffff;
+const MAXALIGN: usize = pg_sys::MAXIMUM_ALIGNOF as usize;
+
+fn align_to(offset: usize, alignment: usize) -> usize {
+    offset.div_ceil(alignment) * alignment
+}
+
+/// Bytes before the data of an array: `ARR_OVERHEAD_NONULLS` / `ARR_OVERHEAD_WITHNULLS`.
+fn overhead(ndim: usize, elements: usize, with_nulls: bool) -> usize {
+    let bitmap = if with_nulls { elements.div_ceil(8) } else { 0 };
+    align_to(
+        size_of::<pg_sys::ArrayType>() + 2 * size_of::<i32>() * ndim + bitmap,
+        MAXALIGN,
+    )
+}
+
+fn corrupted(what: &str) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+        format!("malformed array: {what}")
+    );
+}
+
+/// How an element type is stored: `typlen` (> 0 fixed, -1 varlena, -2 C string) and
+/// `typalign` in bytes.
+#[derive(Clone, Copy)]
+struct ElementLayout {
+    typlen: i16,
+    typalign: usize,
+}
+
+impl ElementLayout {
+    fn of(elemtype: pg_sys::Oid) -> Self {
+        let (mut typlen, mut byval, mut align) = (0i16, false, 0 as std::ffi::c_char);
+        // SAFETY: plain catalog lookup; raises an ERROR for an unknown type.
+        unsafe { pg_sys::get_typlenbyvalalign(elemtype, &mut typlen, &mut byval, &mut align) };
+        let typalign = match align as u8 {
+            b'c' => 1,
+            b's' => 2,
+            b'i' => 4,
+            b'd' => 8,
+            other => corrupted(&format!("unknown alignment '{}'", other as char)),
+        };
+        ElementLayout { typlen, typalign }
+    }
+
+    /// The stored size of the element at the start of `bytes`, without padding.
+    fn stored_len(&self, bytes: &[u8]) -> usize {
+        match self.typlen {
+            len if len > 0 => len as usize,
+            -1 => {
+                let Some(&first) = bytes.first() else {
+                    corrupted("element past the end of the data")
+                };
+                let ptr = bytes.as_ptr() as *const pg_sys::varlena;
+                // SAFETY: one header byte is there; a 4-byte header is read only when 4 bytes
+                // are (arrays are detoasted, so their varlena elements are aligned as stored).
+                unsafe {
+                    if pgrx::varatt_is_1b_e(ptr) {
+                        corrupted("toast pointer inside an array")
+                    } else if pgrx::varatt_is_1b(ptr) {
+                        pgrx::varsize_1b(ptr)
+                    } else if bytes.len() >= 4 {
+                        pgrx::varsize_4b(ptr)
+                    } else {
+                        corrupted(&format!("truncated varlena header {first:#x}"))
+                    }
+                }
+            }
+            -2 => match bytes.iter().position(|&b| b == 0) {
+                Some(end) => end + 1,
+                None => corrupted("unterminated C string"),
+            },
+            other => corrupted(&format!("unknown type length {other}")),
+        }
+    }
+}
+
+/// A flat (detoasted) array, read in place.
+struct FlatArray {
+    array: *mut pg_sys::ArrayType,
+}
+
+impl FlatArray {
+    fn of(a: &AnyArray) -> Self {
+        // SAFETY: an anyarray argument is a varlena; detoasting makes it contiguous, with a
+        // 4-byte header, and flattens expanded arrays. The result is only read.
+        let array = unsafe {
+            pg_sys::pg_detoast_datum(a.datum().cast_mut_ptr::<pg_sys::varlena>())
+                as *mut pg_sys::ArrayType
+        };
+        FlatArray { array }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: a flat array is VARSIZE bytes long.
+        unsafe {
+            let len = pgrx::varsize_4b(self.array as *const pg_sys::varlena);
+            std::slice::from_raw_parts(self.array as *const u8, len)
+        }
+    }
+
+    fn header(&self) -> &pg_sys::ArrayType {
+        // SAFETY: the header is at the start of the array.
+        unsafe { &*self.array }
+    }
+
+    fn ndim(&self) -> usize {
+        self.header().ndim.max(0) as usize
+    }
+
+    fn int_at(&self, index: usize) -> i32 {
+        let at = size_of::<pg_sys::ArrayType>() + index * size_of::<i32>();
+        i32::from_ne_bytes(self.bytes()[at..at + 4].try_into().unwrap())
+    }
+
+    fn dims(&self) -> Vec<i32> {
+        (0..self.ndim()).map(|d| self.int_at(d)).collect()
+    }
+
+    fn lower_bounds(&self) -> Vec<i32> {
+        (0..self.ndim())
+            .map(|d| self.int_at(self.ndim() + d))
+            .collect()
+    }
+
+    fn elemtype(&self) -> pg_sys::Oid {
+        self.header().elemtype
+    }
+
+    /// Items of the first dimension.
+    fn items(&self) -> usize {
+        self.dims().first().map_or(0, |&d| d.max(0) as usize)
+    }
+
+    fn elements(&self) -> usize {
+        if self.ndim() == 0 {
+            return 0;
+        }
+        self.dims().iter().map(|&d| d.max(0) as usize).product()
+    }
+
+    /// The null bitmap, one bit per element, 0 for NULL; absent when no element is NULL.
+    fn null_bitmap(&self) -> Option<&[u8]> {
+        if self.header().dataoffset == 0 {
+            return None;
+        }
+        let start = size_of::<pg_sys::ArrayType>() + 2 * size_of::<i32>() * self.ndim();
+        Some(&self.bytes()[start..start + self.elements().div_ceil(8)])
+    }
+
+    fn data(&self) -> &[u8] {
+        let start = match self.header().dataoffset {
+            0 => overhead(self.ndim(), self.elements(), false),
+            offset => offset as usize,
+        };
+        self.bytes()
+            .get(start..)
+            .unwrap_or_else(|| corrupted("data offset"))
+    }
+
+    /// Where each item of the first dimension starts and ends in the data. An item is its
+    /// elements with their padding; NULLs take no space.
+    fn item_bounds(&self, layout: ElementLayout) -> ItemBounds {
+        let (items, elements, data) = (self.items(), self.elements(), self.data());
+        if items == 0 {
+            return ItemBounds::Uniform { item_len: 0 };
+        }
+        let inner = elements / items;
+        let nulls = self.null_bitmap();
+        if layout.typlen > 0 && nulls.is_none() {
+            let padded = align_to(layout.typlen as usize, layout.typalign);
+            if (elements * padded).saturating_sub(padded - layout.typlen as usize) > data.len() {
+                corrupted("fewer data bytes than elements");
+            }
+            // Data is under 1 GB (MaxAllocSize), so sizes and offsets fit in 32 bits.
+            return ItemBounds::Uniform {
+                item_len: (inner * padded) as u32,
+            };
+        }
+        let mut offsets = Vec::with_capacity(items + 1);
+        let mut offset = 0;
+        let mut e = 0;
+        for _ in 0..items {
+            offsets.push(offset as u32);
+            if offsets.len() % CHECK_EVERY == 0 {
+                check_for_interrupts();
+            }
+            for _ in 0..inner {
+                let is_null = nulls.is_some_and(|bitmap| bitmap[e / 8] & (1 << (e % 8)) == 0);
+                e += 1;
+                if is_null {
+                    continue;
+                }
+                let rest = data
+                    .get(offset..)
+                    .unwrap_or_else(|| corrupted("element past the end of the data"));
+                let end = offset + layout.stored_len(rest);
+                if end > data.len() {
+                    corrupted("element past the end of the data");
+                }
+                offset = align_to(end, layout.typalign);
+            }
+        }
+        offsets.push(offset as u32);
+        ItemBounds::Listed(offsets)
+    }
+
+    fn bounds(&self) -> ItemBounds {
+        self.item_bounds(ElementLayout::of(self.elemtype()))
+    }
+
+    /// A new array of `items`, in that order; the first dimension gets `items.len()` items
+    /// from `first_lower_bound`, the other dimensions stay as they are.
+    fn rearranged(&self, items: &[Item], first_lower_bound: i32) -> AnyArray {
+        if items.is_empty() {
+            // SAFETY: construct_empty_array pallocs a valid empty array of this element type.
+            return as_anyarray(unsafe { pg_sys::construct_empty_array(self.elemtype()) });
+        }
+        let inner = self.elements() / self.items();
+        let nulls = self
+            .null_bitmap()
+            .filter(|bitmap| any_null(bitmap, inner, items));
+        let mut dims = self.dims();
+        let mut lower_bounds = self.lower_bounds();
+        dims[0] = items.len() as i32;
+        lower_bounds[0] = first_lower_bound;
+        let data_len = gathered_len(items);
+        let data = self.data();
+        let array = ok_or_raise(new_array(
+            self.elemtype(),
+            &dims,
+            &lower_bounds,
+            nulls.is_some(),
+            data_len,
+            |bitmap, out| {
+                if let (Some(source), Some(target)) = (nulls, bitmap) {
+                    gather_null_bits(source, inner, items, target);
+                }
+                gather_items(data, items, out, &mut check_for_interrupts);
+            },
+        ));
+        as_anyarray(array)
+    }
+
+    fn unchanged(&self) -> AnyArray {
+        as_anyarray(self.array)
+    }
+}
+
+fn as_anyarray(array: *mut pg_sys::ArrayType) -> AnyArray {
+    // SAFETY: a valid, non-null array datum; the type oid is not used for returning it.
+    unsafe {
+        AnyArray::from_polymorphic_datum(pg_sys::Datum::from(array), false, pg_sys::ANYARRAYOID)
+            .expect("a non-null datum")
+    }
+}
+
+/// Allocates an array with these dimensions and lets `fill` write its null bitmap (if any,
+/// zeroed first) and every one of its `data_len` data bytes. Refuses, before allocating, what
+/// Postgres cannot hold.
+fn new_array(
+    elemtype: pg_sys::Oid,
+    dims: &[i32],
+    lower_bounds: &[i32],
+    with_nulls: bool,
+    data_len: usize,
+    fill: impl FnOnce(Option<&mut [u8]>, &mut [u8]),
+) -> Result<*mut pg_sys::ArrayType, Error> {
+    let ndim = dims.len();
+    let elements: usize = dims.iter().map(|&d| d as usize).product();
+    let head = overhead(ndim, elements, with_nulls);
+    let size = head + data_len;
+    if size > MAX_ALLOC {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("an array of {size} bytes is larger than the {MAX_ALLOC} Postgres can hold"),
+        ));
+    }
+    // SAFETY: palloc returns `size` MAXALIGNed bytes or raises an ERROR. The first `head` bytes
+    // are zeroed and hold ArrayType, dims[ndim], lbound[ndim], the bitmap and padding; `fill`
+    // writes the data bytes after them. The two slices lie within the block and do not overlap.
+    // Nothing is zeroed twice: the data may be hundreds of megabytes.
+    unsafe {
+        let block = pg_sys::palloc(size) as *mut u8;
+        std::ptr::write_bytes(block, 0, head);
+        let array = block as *mut pg_sys::ArrayType;
+        pgrx::set_varsize_4b(array as *mut pg_sys::varlena, size as i32);
+        (*array).ndim = ndim as i32;
+        (*array).dataoffset = if with_nulls { head as i32 } else { 0 };
+        (*array).elemtype = elemtype;
+        let ints = block.add(size_of::<pg_sys::ArrayType>()) as *mut i32;
+        for d in 0..ndim {
+            *ints.add(d) = dims[d];
+            *ints.add(ndim + d) = lower_bounds[d];
+        }
+        let bitmap = with_nulls.then(|| {
+            std::slice::from_raw_parts_mut(
+                block.add(size_of::<pg_sys::ArrayType>() + 2 * size_of::<i32>() * ndim),
+                elements.div_ceil(8),
+            )
+        });
+        let data = std::slice::from_raw_parts_mut(block.add(head), data_len);
+        fill(bitmap, data);
+        Ok(array)
+    }
+}
+
+fn shuffled(array: &FlatArray, stream: &mut Stream) -> AnyArray {
+    if array.items() < 2 {
+        return array.unchanged();
+    }
+    let items = shuffled_items(
+        &array.bounds(),
+        array.items(),
+        stream,
+        &mut check_for_interrupts,
+    );
+    array.rearranged(&items, array.lower_bounds()[0])
+}
+
+/// A uniformly random order of the first dimension of `a` (whole sub-arrays move together),
+/// from this backend's OS-keyed ChaCha20 stream. Lower bounds and NULLs are kept.
+#[pg_extern(volatile, strict, parallel_safe)]
+fn shuffle_array(a: AnyArray) -> AnyArray {
+    let array = FlatArray::of(&a);
+    if array.items() < 2 {
+        return array.unchanged();
+    }
+    ok_or_raise(rng::with_live(|stream| shuffled(&array, stream)))
+}
+
+/// The replayable order of `a` for a 32-byte seed (see the README's specification).
+#[pg_extern(immutable, strict, parallel_safe, name = "shuffle_array")]
+fn shuffle_array_seeded(a: AnyArray, seed: &[u8]) -> AnyArray {
+    let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
+    shuffled(&FlatArray::of(&a), &mut stream)
+}
+
+fn sampled(array: &FlatArray, n: usize, stream: &mut Stream) -> AnyArray {
+    let items = ok_or_raise(sampled_items(
+        &array.bounds(),
+        array.items(),
+        n,
+        stream,
+        &mut check_for_interrupts,
+    ));
+    array.rearranged(&items, 1)
+}
+
+/// `n` items of the first dimension of `a`, without replacement, in random order, lower
+/// bound 1, from this backend's OS-keyed ChaCha20 stream.
+#[pg_extern(volatile, strict, parallel_safe)]
+fn sample_array(a: AnyArray, n: i32) -> AnyArray {
+    let array = FlatArray::of(&a);
+    let n = ok_or_raise(sample_array_len(n, array.items()));
+    if n == 0 {
+        return array.rearranged(&[], 1);
+    }
+    ok_or_raise(rng::with_live(|stream| sampled(&array, n, stream)))
+}
+
+/// The replayable sample of `n` items of `a` for a 32-byte seed.
+#[pg_extern(immutable, strict, parallel_safe, name = "sample_array")]
+fn sample_array_seeded(a: AnyArray, n: i32, seed: &[u8]) -> AnyArray {
+    let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
+    let array = FlatArray::of(&a);
+    let n = ok_or_raise(sample_array_len(n, array.items()));
+    sampled(&array, n, &mut stream)
+}
+
+/// `k` distinct integers of lo..hi in random order, in time and memory proportional to k,
+/// from this backend's OS-keyed ChaCha20 stream.
+#[pg_extern(volatile, strict, parallel_safe)]
+fn sample_ints(lo: i64, hi: i64, k: i32) -> IntArray<i64> {
+    let len = ok_or_raise(sample_ints_len(lo, hi, k));
+    // The array is checked and allocated before the generator is touched.
+    ok_or_raise(IntArray::build(len, |out| {
+        let drawn =
+            rng::with_live(|stream| sample_range(lo, hi, out, stream, &mut check_for_interrupts));
+        ok_or_raise(drawn.and_then(|sample| sample));
+    }))
+}
+
+/// The replayable sample of `k` integers of lo..hi for a 32-byte seed.
+#[pg_extern(immutable, strict, parallel_safe, name = "sample_ints")]
+fn sample_ints_seeded(lo: i64, hi: i64, k: i32, seed: &[u8]) -> IntArray<i64> {
+    let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
+    let len = ok_or_raise(sample_ints_len(lo, hi, k));
+    ok_or_raise(IntArray::build(len, |out| {
+        ok_or_raise(sample_range(
+            lo,
+            hi,
+            out,
+            &mut stream,
+            &mut check_for_interrupts,
+        ))
+    }))
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+
+    // Seeds as SQL: all zero bytes, and the bytes 0, 1, ..., 31.
+    const ZERO: &str = "decode(repeat('00', 32), 'hex')";
+    const COUNTING: &str =
+        "'\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea";
+
+    fn text(sql: &str) -> String {
+        Spi::get_one::<String>(sql).unwrap().unwrap()
+    }
+
+    fn yes(sql: &str) -> bool {
+        Spi::get_one::<bool>(sql).unwrap().unwrap()
+    }
+
+    #[pg_test]
+    fn seeded_samples_and_array_shuffles_match_the_reference() {
+        // Every expected value below is printed by tests/reference/seeded_sample.py.
+        assert_eq!(
+            text(&format!("SELECT sample_ints(1, 49, 6, {ZERO})::text")),
+            "{5,33,8,43,28,34}"
+        );
+        assert_eq!(
+            text(&format!(
+                "SELECT sample_ints(-9223372036854775808, 9223372036854775807, 4, {COUNTING})::text"
+            )),
+            "{1307428006561434800,5506458395325511048,-3942095838980620916,-1578012656518038215}"
+        );
+        assert_eq!(
+            text(&format!(
+                "SELECT shuffle_array(ARRAY['a','b','c','d','e','f','g','h','i','j'], {ZERO})::text"
+            )),
+            "{j,i,c,d,a,e,b,h,f,g}"
+        );
+        assert_eq!(
+            text(&format!(
+                "SELECT sample_array('{{zero,one,two,three,four,five,six,seven,eight,nine}}'::text[], 3, {COUNTING})::text"
+            )),
+            "{eight,three,four}"
+        );
+    }
+
+    #[pg_test]
+    fn shuffle_array_keeps_items_nulls_and_bounds() {
+        let sql = "WITH t(a) AS (SELECT '[0:4]={x,NULL,yy,NULL,zzz}'::text[]),
+                        s(b) AS (SELECT shuffle_array(a) FROM t)
+                   SELECT array_lower(b, 1) = 0 AND array_upper(b, 1) = 4
+                      AND (SELECT array_agg(x ORDER BY x) FROM unnest(b) x)
+                        = (SELECT array_agg(x ORDER BY x) FROM unnest(a) x)
+                     FROM t, s";
+        assert!(yes(sql));
+    }
+
+    #[pg_test]
+    fn shuffle_array_moves_matrix_rows_whole() {
+        let sql = "WITH s(b) AS (SELECT shuffle_array('{{1,2},{3,4},{5,6}}'::int[]))
+                   SELECT bool_and(b[i][2] = b[i][1] + 1 AND b[i][1] % 2 = 1)
+                     FROM s, generate_series(1, 3) i";
+        assert!(yes(sql));
+    }
+
+    #[pg_test]
+    fn shuffle_array_and_sample_ints_differ_between_calls() {
+        let sql = "SELECT shuffle_array(ARRAY(SELECT generate_series(1, 54)))
+                       <> shuffle_array(ARRAY(SELECT generate_series(1, 54)))";
+        assert!(yes(sql));
+        assert!(yes(
+            "SELECT sample_ints(1, 1000000000000, 10) <> sample_ints(1, 1000000000000, 10)"
+        ));
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "n must be between 0 and 3, the number of items in the array, got 4")]
+    fn sample_array_rejects_n_beyond_the_items() {
+        Spi::run("SELECT sample_array(ARRAY[1,2,3], 4)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(
+        expected = "k must be between 0 and 49, the number of integers in 1..49, got 50"
+    )]
+    fn sample_ints_rejects_k_beyond_the_range() {
+        Spi::run("SELECT sample_ints(1, 49, 50)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "seed must be exactly 32 bytes, got 2")]
+    fn shuffle_array_rejects_a_short_seed() {
+        Spi::run("SELECT shuffle_array(ARRAY[1,2], '\\x0102'::bytea)").unwrap();
+    }
+}
