@@ -25,8 +25,12 @@ ratio() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, a / 
 # Wall time in milliseconds of one run of a slow statement, or ">LIMIT" when it does not finish
 # within LIMIT seconds (default BENCH_SLOW_LIMIT, else 180).
 once_ms() {
-  local sql=$1 limit=${2:-${BENCH_SLOW_LIMIT:-180}} t
-  t=$(PGOPTIONS="-c statement_timeout=${limit}s" psql -X -q -d "$BENCH_DB" -c '\timing on' -c "$sql" 2>/dev/null |
-    sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
-  if [ -n "$t" ]; then printf '%s\n' "$t"; else printf '>%s\n' $((limit * 1000)); fi
+  local sql=$1 limit=${2:-${BENCH_SLOW_LIMIT:-180}} out
+  # psql prints the time of a cancelled statement too: only a statement that succeeded counts.
+  if out=$(PGOPTIONS="-c statement_timeout=${limit}s" psql -X -q -d "$BENCH_DB" -v ON_ERROR_STOP=1 \
+    -c '\timing on' -c "$sql" 2>/dev/null); then
+    sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out"
+  else
+    printf '>%s\n' $((limit * 1000))
+  fi
 }
