@@ -92,6 +92,7 @@ pub fn permute_range(out: &mut [i32], lo: i32, stream: &mut Stream, check: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fairness::{naive_swap, order_index};
     use crate::stats;
 
     fn seeded(seed: u8) -> Stream {
@@ -112,15 +113,6 @@ mod tests {
                 .iter()
                 .enumerate()
                 .all(|(k, v)| *v as i64 == lo as i64 + k as i64)
-    }
-
-    /// The naive shuffle: j drawn from the whole range on every step. Biased; a negative control.
-    fn naive<T>(items: &mut [T], stream: &mut Stream) {
-        let n = items.len() as u32;
-        for i in 0..items.len() {
-            let j = stream.below(n) as usize;
-            items.swap(i, j);
-        }
     }
 
     #[test]
@@ -242,23 +234,12 @@ mod tests {
         assert_eq!(calls, 2);
     }
 
-    fn permutation_index(p: &[usize]) -> usize {
-        // Lehmer code: a number in 0..n! for each order.
-        let n = p.len();
-        let mut index = 0;
-        for i in 0..n {
-            let smaller_after = p[i + 1..].iter().filter(|&&x| x < p[i]).count();
-            index = index * (n - i) + smaller_after;
-        }
-        index
-    }
-
     fn permutation_counts(shuffle: &mut dyn FnMut(&mut [usize]), draws: usize) -> Vec<u64> {
         let mut counts = vec![0u64; 24];
         for _ in 0..draws {
             let mut p = [0, 1, 2, 3];
             shuffle(&mut p);
-            counts[permutation_index(&p)] += 1;
+            counts[order_index(&p)] += 1;
         }
         counts
     }
@@ -276,7 +257,7 @@ mod tests {
         assert!(test.p_value > ALPHA, "fair shuffle rejected: {test:?}");
 
         let mut stream = seeded(11);
-        let biased = permutation_counts(&mut |p| naive(p, &mut stream), draws);
+        let biased = permutation_counts(&mut |p| naive_swap(p, &mut stream), draws);
         let test = stats::chi_square_uniform(&biased);
         assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
     }
@@ -307,7 +288,7 @@ mod tests {
         assert!(test.p_value > ALPHA, "fair shuffle rejected: {test:?}");
 
         let mut stream = seeded(12);
-        let biased = card_by_position(&mut |d| naive(d, &mut stream), 54, draws);
+        let biased = card_by_position(&mut |d| naive_swap(d, &mut stream), 54, draws);
         let test = stats::chi_square_matrix_uniform(&biased);
         assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
     }
