@@ -734,17 +734,6 @@ mod tests {
         assert!(!any_null(&bitmap, 3, &items_in_order(&bounds, &[0, 2, 3])));
     }
 
-    /// Lehmer code of a permutation of 0..n: a number in 0..n!.
-    fn permutation_index(p: &[u8]) -> usize {
-        let n = p.len();
-        let mut index = 0;
-        for i in 0..n {
-            let smaller_after = p[i + 1..].iter().filter(|&&x| x < p[i]).count();
-            index = index * (n - i) + smaller_after;
-        }
-        index
-    }
-
     /// Shuffles four items of different lengths with `shuffle` and copies them with
     /// `gather_items`, as shuffle_array does, and counts each resulting permutation.
     fn array_permutation_counts(
@@ -758,12 +747,13 @@ mod tests {
             // Reading the items back: each one is a run of its own digit.
             let mut items = Vec::new();
             for &b in &out {
-                if items.last() != Some(&(b - b'0')) {
-                    items.push(b - b'0');
+                let item = usize::from(b - b'0');
+                if items.last() != Some(&item) {
+                    items.push(item);
                 }
             }
             assert_eq!(items.len(), 4);
-            counts[permutation_index(&items)] += 1;
+            counts[crate::fairness::order_index(&items)] += 1;
         }
         counts
     }
