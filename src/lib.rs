@@ -13,6 +13,7 @@ pub mod freecell;
 pub mod playlist;
 pub mod rng;
 pub mod sample;
+pub mod scratch;
 pub mod shuffle;
 pub mod stats;
 

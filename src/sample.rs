@@ -18,6 +18,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
+use crate::scratch::Scratch;
 use crate::shuffle::CHECK_EVERY;
 
 /// How many integers `lo..=hi` holds (up to 2^64), if `lo <= hi`.
@@ -216,14 +217,14 @@ pub fn sample_range(
 }
 
 /// Where the items of an array's data area start and end.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum ItemBounds {
     /// Every item has the same size (fixed-length elements and no NULLs): item i is
     /// `i * item_len .. (i + 1) * item_len`.
     Uniform { item_len: u32 },
     /// Item i is `offsets[i]..offsets[i + 1]`. An array's data is under 1 GB, so offsets fit
     /// in 32 bits.
-    Listed(Vec<u32>),
+    Listed(Scratch<u32>),
 }
 
 /// One item of an array's first dimension: its index and where its bytes are in the data.
@@ -255,7 +256,7 @@ impl ItemBounds {
 }
 
 /// How many steps ahead [`fisher_yates_ahead`] draws.
-const SWAP_AHEAD: usize = 16;
+const SWAP_AHEAD: usize = 64;
 
 /// [`crate::shuffle::fisher_yates`] exactly (the same draws in the same order, the same swaps, the same
 /// interrupt checks, so the same permutation), with each draw made a few steps early and the
@@ -294,10 +295,94 @@ pub fn shuffled_items(
     count: usize,
     stream: &mut Stream,
     check: &mut dyn FnMut(),
-) -> Vec<Item> {
-    let mut items: Vec<Item> = (0..count).map(|i| bounds.item(i)).collect();
+) -> Result<Scratch<Item>, Error> {
+    let mut items = Scratch::from_fn(count, |i| bounds.item(i))?;
     fisher_yates_ahead(&mut items, stream, check);
-    items
+    Ok(items)
+}
+
+/// An item of up to `N` bytes carried with its bytes. Shuffling slots moves the items
+/// themselves, so the result is then written in one sequential pass instead of one random read
+/// per item; small items (numbers, uuids, short text) take this way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct Slot<const N: usize> {
+    len: u32,
+    bytes: [u8; N],
+}
+
+/// The largest items slots hold: slots of 16 and 32 bytes, 4 of which keep the length.
+pub const SLOT_ITEM_BYTES: [usize; 2] = [12, 28];
+
+/// Whether slots for `count` items, `N` bytes each, cost no more memory than the item records
+/// of [`shuffled_items`] (12 bytes an item) plus twice the data (`data_len` bytes). Slots of
+/// 16 bytes always do (within 4 bytes an item); larger ones when the items fill them enough.
+pub fn slots_affordable<const N: usize>(count: usize, data_len: usize) -> bool {
+    count.saturating_mul(size_of::<Slot<N>>())
+        <= count
+            .saturating_mul(size_of::<Item>())
+            .saturating_add(data_len.saturating_mul(2))
+}
+
+/// The item at `start..end` of `data` in a slot, or None if it is longer than `N`. Bytes of
+/// the item past the end of `data` (the last item's alignment padding) are zeros.
+#[inline]
+pub fn slot_of<const N: usize>(data: &[u8], start: usize, end: usize) -> Option<Slot<N>> {
+    let len = end - start;
+    if len > N {
+        return None;
+    }
+    let bytes = match data.get(start..start + N) {
+        // A whole slot's worth, as one fixed-size load; the bytes after the item are never
+        // written out.
+        Some(whole) => <[u8; N]>::try_from(whole).unwrap(),
+        None => {
+            let mut bytes = [0; N];
+            let present = end.min(data.len()).max(start);
+            bytes[..present - start].copy_from_slice(&data[start..present]);
+            bytes
+        }
+    };
+    Some(Slot {
+        len: len as u32,
+        bytes,
+    })
+}
+
+/// Shuffles items in slots: Fisher-Yates exactly as [`shuffled_items`] does it, so the same
+/// order for the same stream.
+pub fn shuffle_slots<const N: usize>(
+    slots: &mut [Slot<N>],
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) {
+    fisher_yates_ahead(slots, stream, check);
+}
+
+/// The size of the items in these slots together.
+pub fn slotted_len<const N: usize>(slots: &[Slot<N>]) -> usize {
+    slots.iter().map(|slot| slot.len as usize).sum()
+}
+
+/// Writes the items in `slots`, in that order, to `out`, whose length must be
+/// [`slotted_len`]; every byte of it is written.
+pub fn write_slots<const N: usize>(slots: &[Slot<N>], out: &mut [u8], check: &mut dyn FnMut()) {
+    let mut at = 0;
+    for (p, slot) in slots.iter().enumerate() {
+        if p % CHECK_EVERY == CHECK_EVERY - 1 {
+            check();
+        }
+        let len = slot.len as usize;
+        if at + N <= out.len() {
+            // The whole slot: a fixed-size copy. Bytes past the item are overwritten by the
+            // items after it, since `at` only grows.
+            out[at..at + N].copy_from_slice(&slot.bytes);
+        } else {
+            out[at..at + len].copy_from_slice(&slot.bytes[..len]);
+        }
+        at += len;
+    }
+    debug_assert_eq!(at, out.len());
 }
 
 /// `k` of an array's `count` items, in order: those of the indices `sample_range` draws from
@@ -339,7 +424,7 @@ fn prefetch<T>(address: *const T) {
 /// How many items ahead [`gather_items`] asks for the data it will copy. Reads of a shuffled
 /// gather land anywhere in the data; asking early keeps several of them in flight instead of
 /// waiting for each in turn.
-const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 16;
 
 /// Items up to this size are copied in 16-byte chunks rather than by a call to memcpy.
 const SMALL_ITEM: usize = 64;
@@ -427,12 +512,9 @@ mod tests {
 
     /// Items of one byte each, shuffled: the order shuffle_array gives an array of `n` items.
     fn shuffled_order(n: usize, stream: &mut Stream) -> Vec<u32> {
-        indices(&shuffled_items(
-            &ItemBounds::Uniform { item_len: 1 },
-            n,
-            stream,
-            &mut || {},
-        ))
+        indices(
+            &shuffled_items(&ItemBounds::Uniform { item_len: 1 }, n, stream, &mut || {}).unwrap(),
+        )
     }
 
     fn sampled_order(n: usize, k: usize, stream: &mut Stream) -> Vec<u32> {
@@ -634,7 +716,8 @@ mod tests {
         let mut calls = 0;
         let data = vec![0u8; 3 * CHECK_EVERY];
         let bounds = ItemBounds::Uniform { item_len: 1 };
-        let items = shuffled_items(&bounds, data.len(), &mut seeded(4), &mut || calls += 1);
+        let items =
+            shuffled_items(&bounds, data.len(), &mut seeded(4), &mut || calls += 1).unwrap();
         assert_eq!(calls, 2, "Fisher-Yates checks every {CHECK_EVERY} swaps");
         let mut calls = 0;
         let mut out = vec![0u8; data.len()];
@@ -650,7 +733,10 @@ mod tests {
             data.extend_from_slice(w.as_bytes());
             offsets.push(data.len() as u32);
         }
-        (data, ItemBounds::Listed(offsets))
+        (
+            data,
+            ItemBounds::Listed(Scratch::from_slice(&offsets).unwrap()),
+        )
     }
 
     fn items_in_order(bounds: &ItemBounds, order: &[u32]) -> Vec<Item> {
@@ -698,7 +784,7 @@ mod tests {
         assert_eq!(&out[196..], [2, 3, 0, 1]);
         // The last item's padding may lie past the data: it is written as zeros.
         let data = [1u8, 2, 3, 4, 5];
-        let bounds = ItemBounds::Listed(vec![0, 4, 8]);
+        let bounds = ItemBounds::Listed(Scratch::from_slice(&[0, 4, 8]).unwrap());
         assert_eq!(
             gathered(&data, &items_in_order(&bounds, &[1, 0])),
             [5, 0, 0, 0, 1, 2, 3, 4]
@@ -783,7 +869,11 @@ mod tests {
         let draws = 48_000;
         let mut stream = seeded(31);
         let fair = array_permutation_counts(
-            &mut |bounds| shuffled_items(bounds, 4, &mut stream, &mut || {}),
+            &mut |bounds| {
+                shuffled_items(bounds, 4, &mut stream, &mut || {})
+                    .unwrap()
+                    .to_vec()
+            },
             draws,
         );
         assert!(fair.iter().all(|&c| c > 0), "a permutation never appeared");
@@ -809,6 +899,113 @@ mod tests {
             test.p_value < ALPHA,
             "Sattolo's shuffle not caught: {test:?}"
         );
+    }
+
+    /// Shuffles the items of `data` in slots of N bytes and writes them out, as shuffle_array
+    /// does for small items.
+    fn slot_shuffled<const N: usize>(
+        data: &[u8],
+        bounds: &ItemBounds,
+        stream: &mut Stream,
+    ) -> Vec<u8> {
+        let count = match bounds {
+            ItemBounds::Listed(offsets) => offsets.len() - 1,
+            ItemBounds::Uniform { item_len } => data.len() / *item_len as usize,
+        };
+        let mut slots = Scratch::try_from_fn(count, |i| {
+            let item = bounds.item(i);
+            slot_of::<N>(data, item.start as usize, (item.start + item.len) as usize)
+        })
+        .unwrap()
+        .expect("every item fits");
+        shuffle_slots(&mut slots, stream, &mut || {});
+        let mut out = vec![0xeeu8; slotted_len(&slots)];
+        write_slots(&slots, &mut out, &mut || {});
+        out
+    }
+
+    #[test]
+    fn slots_hold_items_up_to_their_size_and_pad_with_zeros() {
+        let data = b"abcdefghijklmnopq";
+        let slot = slot_of::<12>(data, 2, 5).unwrap();
+        assert_eq!(slot.len, 3);
+        assert_eq!(&slot.bytes[..3], b"cde");
+        assert_eq!(slot_of::<12>(data, 0, 12).unwrap().bytes, *b"abcdefghijkl");
+        assert!(slot_of::<12>(data, 0, 13).is_none());
+        // The last item's padding past the end of the data is zeros.
+        let slot = slot_of::<12>(data, 14, 20).unwrap();
+        assert_eq!(slot.len, 6);
+        assert_eq!(&slot.bytes[..6], [b'o', b'p', b'q', 0, 0, 0]);
+        assert!(slots_affordable::<12>(1_000_000, 4_000_000));
+        assert!(slots_affordable::<28>(1_000_000, 10_000_000));
+        assert!(!slots_affordable::<28>(1_000_000, 9_999_999));
+    }
+
+    #[test]
+    fn slots_give_the_same_order_as_records_for_items_of_every_size() {
+        // Items of 0..=12 bytes (16-byte slots) and 0..=28 bytes (32-byte slots), several
+        // seeds and counts; the reference is the record shuffle and gather.
+        for (max, seeds) in [(12usize, 0u8..6), (28, 6..12)] {
+            for seed in seeds {
+                let n = 1 + 37 * seed as usize;
+                let words: Vec<String> = (0..n)
+                    .map(|i| {
+                        ((b'a' + (i % 26) as u8) as char)
+                            .to_string()
+                            .repeat(i % (max + 1))
+                    })
+                    .collect();
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                let (data, bounds) = word_items(&words);
+                let by_records = gathered(
+                    &data,
+                    &shuffled_items(&bounds, n, &mut seeded(seed), &mut || {}).unwrap(),
+                );
+                let by_slots = match max {
+                    12 => slot_shuffled::<12>(&data, &bounds, &mut seeded(seed)),
+                    _ => slot_shuffled::<28>(&data, &bounds, &mut seeded(seed)),
+                };
+                assert_eq!(
+                    by_slots, by_records,
+                    "seed {seed}, {n} items up to {max} bytes"
+                );
+            }
+        }
+        // Fixed-size items, the last one's padding past the data.
+        let data = [1u8, 2, 3, 4, 5];
+        let bounds = ItemBounds::Listed(Scratch::from_slice(&[0, 4, 8]).unwrap());
+        let by_records = gathered(
+            &data,
+            &shuffled_items(&bounds, 2, &mut seeded(1), &mut || {}).unwrap(),
+        );
+        assert_eq!(
+            slot_shuffled::<12>(&data, &bounds, &mut seeded(1)),
+            by_records
+        );
+    }
+
+    #[test]
+    fn slot_shuffle_permutation_frequency_is_uniform() {
+        let mut stream = seeded(32);
+        let (data, bounds) = word_items(&["0", "11", "222", "3333"]);
+        let mut counts = vec![0u64; 24];
+        for _ in 0..48_000 {
+            let out = slot_shuffled::<12>(&data, &bounds, &mut stream);
+            let mut items = Vec::new();
+            for &b in &out {
+                let item = usize::from(b - b'0');
+                if items.last() != Some(&item) {
+                    items.push(item);
+                }
+            }
+            counts[crate::fairness::order_index(&items)] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| c > 0),
+            "a permutation never appeared"
+        );
+        let test = stats::chi_square_uniform(&counts);
+        assert!(test.p_value > ALPHA, "fair slot shuffle rejected: {test:?}");
     }
 
     /// Partial Fisher-Yates whose steps draw j from 0..i instead of 0..=i (Sattolo's step): a

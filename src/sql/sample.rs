@@ -16,16 +16,21 @@ use crate::error::{Error, ErrorKind};
 use crate::rng::{self, Stream};
 use crate::sample::{
     any_null, gather_items, gather_null_bits, gathered_len, sample_array_len, sample_ints_len,
-    sample_range, sampled_items, shuffled_items, Item, ItemBounds,
+    sample_range, sampled_items, shuffle_slots, shuffled_items, slot_of, slots_affordable,
+    slotted_len, write_slots, Item, ItemBounds, Slot, SLOT_ITEM_BYTES,
 };
+use crate::scratch::{advise_huge_pages, Scratch};
 use crate::shuffle::CHECK_EVERY;
 
 /// Postgres's largest single allocation (MaxAllocSize).
 const MAX_ALLOC: usize = 0x3fff_ffff;
 const MAXALIGN: usize = pg_sys::MAXIMUM_ALIGNOF as usize;
 
+/// `offset` rounded up to a multiple of `alignment`, a power of two (a mask, not a division:
+/// this runs once per array element).
 fn align_to(offset: usize, alignment: usize) -> usize {
-    offset.div_ceil(alignment) * alignment
+    debug_assert!(alignment.is_power_of_two());
+    (offset + alignment - 1) & !(alignment - 1)
 }
 
 /// Bytes before the data of an array: `ARR_OVERHEAD_NONULLS` / `ARR_OVERHEAD_WITHNULLS`.
@@ -37,6 +42,8 @@ fn overhead(ndim: usize, elements: usize, with_nulls: bool) -> usize {
     )
 }
 
+#[cold]
+#[inline(never)]
 fn corrupted(what: &str) -> ! {
     ereport!(
         ERROR,
@@ -69,7 +76,24 @@ impl ElementLayout {
     }
 
     /// The stored size of the element at the start of `bytes`, without padding.
+    #[inline(always)]
     fn stored_len(&self, bytes: &[u8]) -> usize {
+        if self.typlen == -1 {
+            if let Some(header) = bytes.first_chunk::<4>() {
+                let ptr = header.as_ptr() as *const pg_sys::varlena;
+                // SAFETY: the four bytes of a 4-byte header are there. This is the usual case
+                // (elements are detoasted into arrays), checked first.
+                unsafe {
+                    if pgrx::varatt_is_4b(ptr) {
+                        return pgrx::varsize_4b(ptr);
+                    }
+                }
+            }
+        }
+        self.stored_len_any(bytes)
+    }
+
+    fn stored_len_any(&self, bytes: &[u8]) -> usize {
         match self.typlen {
             len if len > 0 => len as usize,
             -1 => {
@@ -191,8 +215,7 @@ impl FlatArray {
             return ItemBounds::Uniform { item_len: 0 };
         }
         let inner = elements / items;
-        let nulls = self.null_bitmap();
-        if layout.typlen > 0 && nulls.is_none() {
+        if layout.typlen > 0 && self.null_bitmap().is_none() {
             let padded = align_to(layout.typlen as usize, layout.typalign);
             if (elements * padded).saturating_sub(padded - layout.typlen as usize) > data.len() {
                 corrupted("fewer data bytes than elements");
@@ -202,32 +225,42 @@ impl FlatArray {
                 item_len: (inner * padded) as u32,
             };
         }
-        let mut offsets = Vec::with_capacity(items + 1);
-        let mut offset = 0;
-        let mut e = 0;
-        for _ in 0..items {
-            offsets.push(offset as u32);
-            if offsets.len() % CHECK_EVERY == 0 {
-                check_for_interrupts();
-            }
-            for _ in 0..inner {
-                let is_null = nulls.is_some_and(|bitmap| bitmap[e / 8] & (1 << (e % 8)) == 0);
-                e += 1;
-                if is_null {
-                    continue;
-                }
-                let rest = data
-                    .get(offset..)
-                    .unwrap_or_else(|| corrupted("element past the end of the data"));
-                let end = offset + layout.stored_len(rest);
-                if end > data.len() {
-                    corrupted("element past the end of the data");
-                }
-                offset = align_to(end, layout.typalign);
-            }
-        }
-        offsets.push(offset as u32);
+        let mut walk = self.walk(layout);
+        // Offset i is where item i starts: where item i - 1 ends.
+        let offsets = ok_or_raise(Scratch::from_fn(items + 1, |item| match item {
+            0 => 0,
+            _ => walk.next_end() as u32,
+        }));
         ItemBounds::Listed(offsets)
+    }
+
+    fn walk(&self, layout: ElementLayout) -> ItemWalk<'_> {
+        ItemWalk {
+            data: self.data(),
+            nulls: self.null_bitmap(),
+            layout,
+            inner: self.elements() / self.items().max(1),
+            offset: 0,
+            element: 0,
+            item: 0,
+        }
+    }
+
+    /// The items, in index order, in slots of `N` bytes, or the length of the first item
+    /// longer than that. Only for arrays without NULLs.
+    fn slots<const N: usize>(&self, layout: ElementLayout) -> Result<Scratch<Slot<N>>, usize> {
+        debug_assert!(self.null_bitmap().is_none());
+        let mut walk = self.walk(layout);
+        let mut too_long = 0;
+        let slots = ok_or_raise(Scratch::try_from_fn(self.items(), |_| {
+            let (start, end) = (walk.offset, walk.next_end());
+            let slot = slot_of(walk.data, start, end);
+            if slot.is_none() {
+                too_long = end - start;
+            }
+            slot
+        }));
+        slots.ok_or(too_long)
     }
 
     fn bounds(&self) -> ItemBounds {
@@ -267,8 +300,67 @@ impl FlatArray {
         as_anyarray(array)
     }
 
+    /// A new array of the same shape holding the items of `slots` in that order. The array
+    /// must have no NULLs: slots do not carry null bits.
+    fn rearranged_slots<const N: usize>(&self, slots: &[Slot<N>]) -> AnyArray {
+        debug_assert!(self.null_bitmap().is_none());
+        let array = ok_or_raise(new_array(
+            self.elemtype(),
+            &self.dims(),
+            &self.lower_bounds(),
+            false,
+            slotted_len(slots),
+            |_, out| write_slots(slots, out, &mut check_for_interrupts),
+        ));
+        as_anyarray(array)
+    }
+
     fn unchanged(&self) -> AnyArray {
         as_anyarray(self.array)
+    }
+}
+
+/// A walk through the data of an array, item after item of its first dimension.
+struct ItemWalk<'a> {
+    data: &'a [u8],
+    nulls: Option<&'a [u8]>,
+    layout: ElementLayout,
+    /// Elements in an item.
+    inner: usize,
+    /// Where the next item starts.
+    offset: usize,
+    element: usize,
+    item: usize,
+}
+
+impl ItemWalk<'_> {
+    /// Steps over the next item and returns where it ends (and the one after starts).
+    #[inline(always)]
+    fn next_end(&mut self) -> usize {
+        self.item += 1;
+        if self.item.is_multiple_of(CHECK_EVERY) {
+            check_for_interrupts();
+        }
+        for _ in 0..self.inner {
+            let e = self.element;
+            self.element += 1;
+            if self
+                .nulls
+                .is_some_and(|bitmap| bitmap[e / 8] & (1 << (e % 8)) == 0)
+            {
+                continue;
+            }
+            let rest = self
+                .data
+                .get(self.offset..)
+                .unwrap_or_else(|| corrupted("element past the end of the data"));
+            let end = self.offset + self.layout.stored_len(rest);
+            if end > self.data.len() {
+                corrupted("element past the end of the data");
+            }
+            self.offset = align_to(end, self.layout.typalign);
+        }
+        self.offset
     }
 }
 
@@ -307,6 +399,8 @@ fn new_array(
     // Nothing is zeroed twice: the data may be hundreds of megabytes.
     unsafe {
         let block = pg_sys::palloc(size) as *mut u8;
+        // The data is written in one pass: fresh memory faults in 2 MB at a time, not 4 KB.
+        advise_huge_pages(block, size);
         std::ptr::write_bytes(block, 0, head);
         let array = block as *mut pg_sys::ArrayType;
         pgrx::set_varsize_4b(array as *mut pg_sys::varlena, size as i32);
@@ -331,16 +425,57 @@ fn new_array(
 }
 
 fn shuffled(array: &FlatArray, stream: &mut Stream) -> AnyArray {
-    if array.items() < 2 {
+    let count = array.items();
+    if count < 2 {
         return array.unchanged();
     }
-    let items = shuffled_items(
-        &array.bounds(),
-        array.items(),
+    let layout = ElementLayout::of(array.elemtype());
+    // Small items of arrays without NULLs move with their bytes, and are then written out in
+    // one sequential pass; the others move as records and are then copied, each from where it
+    // is. Either way the order is the same Fisher-Yates permutation.
+    if array.null_bitmap().is_none() {
+        // The longest item found so far: slots that cannot hold it are not tried.
+        let mut longest = 0;
+        let shuffled =
+            shuffled_in_slots::<{ SLOT_ITEM_BYTES[0] }>(array, layout, stream, &mut longest)
+                .or_else(|| {
+                    shuffled_in_slots::<{ SLOT_ITEM_BYTES[1] }>(array, layout, stream, &mut longest)
+                });
+        if let Some(shuffled) = shuffled {
+            return shuffled;
+        }
+    }
+    let check = &mut check_for_interrupts;
+    let items = ok_or_raise(shuffled_items(
+        &array.item_bounds(layout),
+        count,
         stream,
-        &mut check_for_interrupts,
-    );
+        check,
+    ));
     array.rearranged(&items, array.lower_bounds()[0])
+}
+
+/// `array` shuffled in slots of `N` bytes, or None if an item is longer than that (`longest`
+/// is then raised to its length) or the slots would take too much memory.
+fn shuffled_in_slots<const N: usize>(
+    array: &FlatArray,
+    layout: ElementLayout,
+    stream: &mut Stream,
+    longest: &mut usize,
+) -> Option<AnyArray> {
+    if *longest > N || !slots_affordable::<N>(array.items(), array.data().len()) {
+        return None;
+    }
+    match array.slots::<N>(layout) {
+        Ok(mut slots) => {
+            shuffle_slots(&mut slots, stream, &mut check_for_interrupts);
+            Some(array.rearranged_slots(&slots))
+        }
+        Err(len) => {
+            *longest = len;
+            None
+        }
+    }
 }
 
 /// A uniformly random order of the first dimension of `a` (whole sub-arrays move together),

@@ -158,6 +158,29 @@ SELECT 'pip', s::text, s = '{2,1,7,5,13}', p::text, p = '{7,5,13}'
 SELECT pg_typeof(shuffle_array('{1,5}'::pip[], :seed)) AS domain_array,
        pg_typeof(sample_array('{"(1,x)"}'::card[], 1, :seed)) AS composite_array;
 
+-- Items move in 16-byte slots (items up to 12 bytes), in 32-byte slots (up to 28 bytes), or as
+-- records (a longer item or any NULL); a long last item makes the slots give up at the end.
+-- Every way gives the same permutation: the same reference as above.
+SELECT 'bigint, 8 bytes' AS items, s::text AS shuffled, s = '{10,50,70,20,60,30,40}' AS matches_reference
+  FROM (SELECT shuffle_array('{10,20,30,40,50,60,70}'::bigint[], :seed)) t(s)
+UNION ALL
+SELECT 'text up to 12 bytes', s::text, s = '{five,ace,four,two,three}'
+  FROM (SELECT shuffle_array('{ace,two,three,four,five}'::text[], :seed)) t(s)
+UNION ALL
+SELECT 'uuid, 16 bytes', s::text,
+       s = '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000001,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,6ba7b810-9dad-11d1-80b4-00c04fd430c8,ffffffff-ffff-ffff-ffff-ffffffffffff}'
+  FROM (SELECT shuffle_array('{00000000-0000-0000-0000-000000000001,6ba7b810-9dad-11d1-80b4-00c04fd430c8,ffffffff-ffff-ffff-ffff-ffffffffffff,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,00000000-0000-0000-0000-000000000002}'::uuid[], :seed)) t(s)
+UNION ALL
+SELECT 'text up to 28 bytes', s::text, s = '{y,"thirteen byte","a middle item","twenty-four bytes long!!",x}'
+  FROM (SELECT shuffle_array('{"thirteen byte","twenty-four bytes long!!",x,"a middle item",y}'::text[], :seed)) t(s)
+UNION ALL
+SELECT 'text over 28 bytes', s::text,
+       s = '{"five and the longest string of them all","a string of thirty-two characters","four: the last of the long strings","another string well over 28 bytes","a third string beyond the largest slot"}'
+  FROM (SELECT shuffle_array('{"a string of thirty-two characters","another string well over 28 bytes","a third string beyond the largest slot","four: the last of the long strings","five and the longest string of them all"}'::text[], :seed)) t(s)
+UNION ALL
+SELECT 'long last item', s::text, s = '{"a last item that is longer than any slot holds",ace,four,two,three}'
+  FROM (SELECT shuffle_array('{ace,two,three,four,"a last item that is longer than any slot holds"}'::text[], :seed)) t(s);
+
 -- Seeded multi-dimensional arrays and lower bounds (items are the rows; same reference).
 SELECT shuffle_array('{{1,2,3},{4,5,6}}'::int[], :seed) AS two_rows,
        shuffle_array('{{1,2,3},{4,5,6}}'::int[], :seed) = '{{4,5,6},{1,2,3}}' AS matches_reference;
