@@ -147,6 +147,18 @@ impl Displaced {
 /// How many draws [`partial_fisher_yates`] makes ahead of the step that uses them.
 const DRAW_AHEAD: usize = 8;
 
+/// The draw of step t of Fisher-Yates over the positions 0..=span: uniform in 0..=i for
+/// i = span - t. i + 1 is 2^64 only on the first step over the whole int8 range, where the draw
+/// is a plain 64-bit word.
+#[inline(always)]
+fn draw_step(stream: &mut Stream, span: u64, t: usize) -> u64 {
+    let i = span - t as u64;
+    match i.checked_add(1) {
+        Some(bound) => stream.below_u64(bound),
+        None => stream.next_u64(),
+    }
+}
+
 /// Fisher-Yates over the positions 0..=span, stopped after `k` steps (`k <= span + 1`). Calls
 /// `emit(p, position)` once for each p in 0..k, with the position that ends at the p-th of the
 /// last k places, and `check` every [`CHECK_EVERY`] steps.
@@ -155,6 +167,18 @@ fn partial_fisher_yates(
     k: usize,
     stream: &mut Stream,
     check: &mut dyn FnMut(),
+    emit: impl FnMut(usize, u64),
+) -> Result<(), Error> {
+    replay_partial_fisher_yates(span, k, |t| draw_step(stream, span, t), check, emit)
+}
+
+/// [`partial_fisher_yates`] with the draw of step t given by `draw(t)`, called once for each t
+/// in increasing order.
+fn replay_partial_fisher_yates(
+    span: u64,
+    k: usize,
+    mut draw: impl FnMut(usize) -> u64,
+    check: &mut dyn FnMut(),
     mut emit: impl FnMut(usize, u64),
 ) -> Result<(), Error> {
     debug_assert!(k as u128 <= span as u128 + 1);
@@ -162,15 +186,6 @@ fn partial_fisher_yates(
         return Ok(());
     }
     let mut displaced = Displaced::with_room_for(k)?;
-    // Step t draws below(i + 1) for i = span - t; i + 1 is 2^64 only on the first step over the
-    // whole int8 range, where the draw is a plain 64-bit word.
-    let mut draw = |t: usize| {
-        let i = span - t as u64;
-        match i.checked_add(1) {
-            Some(bound) => stream.below_u64(bound),
-            None => stream.next_u64(),
-        }
-    };
     // Draws do not depend on the table, so they are made a few steps early (in the same order)
     // and the slot each one will probe is fetched meanwhile.
     let mut drawn = [0u64; DRAW_AHEAD];
@@ -199,6 +214,126 @@ fn partial_fisher_yates(
     Ok(())
 }
 
+/// Whether a sample of k out of span + 1 positions is sparse enough for [`sparse_sample`]:
+/// k^2 <= (span + 1) / 64, so that its draws meet (the same position twice, or a position among
+/// the last k places) in under 3 samples in 100.
+fn is_sparse(span: u64, k: usize) -> bool {
+    (k as u128) * (k as u128) * 64 <= span as u128 + 1
+}
+
+/// Marks a vacant slot of [`Fingerprints`].
+const NO_FINGERPRINT: u32 = 0;
+
+/// A set of positions kept as 32-bit fingerprints (open addressing, linear probing, a power of
+/// two of slots): a position not in the set is never reported present; one
+/// in it always is; another with the same fingerprint and home may be (about once in 2^31
+/// comparisons).
+struct Fingerprints {
+    slots: Vec<u32>,
+    /// 64 - log2(slots.len()): the home of a position is the top bits of its hash.
+    shift: u32,
+}
+
+impl Fingerprints {
+    fn with_room_for(steps: usize) -> Result<Self, Error> {
+        // At most two thirds full, at least a third.
+        let len = steps.saturating_add(steps / 2).max(16).next_power_of_two();
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(len).map_err(|_| {
+            Error::new(
+                ErrorKind::TooLarge,
+                format!("not enough memory to draw a sample of {steps} values"),
+            )
+        })?;
+        slots.resize(len, NO_FINGERPRINT);
+        Ok(Fingerprints {
+            slots,
+            shift: 64 - len.trailing_zeros(),
+        })
+    }
+
+    #[inline]
+    fn home(&self, position: u64) -> usize {
+        // Fibonacci hashing: the top bits of the product.
+        (position.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn prefetch(&self, position: u64) {
+        prefetch(self.slots.as_ptr().wrapping_add(self.home(position)));
+    }
+
+    /// Adds `position`; false if it (or a position with its fingerprint) was there already.
+    #[inline]
+    fn insert(&mut self, position: u64) -> bool {
+        // The low bits, which the home (from the top bits of the hash) does not already tell
+        // apart; never NO_FINGERPRINT.
+        let fingerprint = position as u32 | 1;
+        let mask = self.slots.len() - 1;
+        let mut slot = self.home(position);
+        loop {
+            match self.slots[slot] {
+                NO_FINGERPRINT => {
+                    self.slots[slot] = fingerprint;
+                    return true;
+                }
+                seen if seen == fingerprint => return false,
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+}
+
+/// The sample of [`partial_fisher_yates`] when the draws never meet: if no draw repeats an
+/// earlier one and none falls among the last k places (which the steps fill), no swap ever
+/// touches a position an earlier step moved, and step t's position is simply its draw. The k
+/// draws are made (all of them, in order: the stream is used exactly as the full algorithm uses
+/// it) and written to `out` as offsets; if two of them meet, or might (a shared fingerprint), the
+/// full algorithm is replayed on the same draws. Returns whether it was.
+fn sparse_sample(
+    span: u64,
+    out: &mut [i64],
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Result<bool, Error> {
+    let k = out.len();
+    let mut seen = Fingerprints::with_room_for(k)?;
+    // The last k places: span - k + 1 ..= span.
+    let first_place = span - (k as u64 - 1);
+    let mut met = false;
+    let mut drawn = [0u64; DRAW_AHEAD];
+    for (t, slot) in drawn.iter_mut().enumerate().take(k) {
+        *slot = draw_step(stream, span, t);
+    }
+    for t in 0..k {
+        if t % CHECK_EVERY == CHECK_EVERY - 1 {
+            check();
+        }
+        let j = drawn[t % DRAW_AHEAD];
+        if t + DRAW_AHEAD < k {
+            let ahead = draw_step(stream, span, t + DRAW_AHEAD);
+            drawn[t % DRAW_AHEAD] = ahead;
+            seen.prefetch(ahead);
+        }
+        met |= j >= first_place || !seen.insert(j);
+        out[k - 1 - t] = j as i64;
+    }
+    if !met {
+        return Ok(false);
+    }
+    let draws: Vec<u64> = out.iter().rev().map(|&j| j as u64).collect();
+    replay_partial_fisher_yates(
+        span,
+        k,
+        |t| draws[t],
+        check,
+        |p, offset| {
+            out[p] = offset as i64;
+        },
+    )?;
+    Ok(true)
+}
+
 /// Fills `out` with `out.len()` distinct integers of `lo..=hi` in uniformly random order: the
 /// last `out.len()` entries of the Fisher-Yates shuffle of the range with this stream.
 /// `out.len()` must have passed [`sample_ints_len`].
@@ -209,11 +344,33 @@ pub fn sample_range(
     stream: &mut Stream,
     check: &mut dyn FnMut(),
 ) -> Result<(), Error> {
+    sample_range_replayed(lo, hi, out, stream, check).map(|_| ())
+}
+
+/// [`sample_range`], telling whether a sparse sample had to replay the full algorithm.
+fn sample_range_replayed(
+    lo: i64,
+    hi: i64,
+    out: &mut [i64],
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) -> Result<bool, Error> {
     // hi - lo as a two's complement difference: the largest offset, up to 2^64 - 1.
     let span = hi.wrapping_sub(lo) as u64;
-    partial_fisher_yates(span, out.len(), stream, check, |p, offset| {
-        out[p] = lo.wrapping_add(offset as i64);
-    })
+    let replayed = if out.is_empty() {
+        false
+    } else if is_sparse(span, out.len()) {
+        sparse_sample(span, out, stream, check)?
+    } else {
+        partial_fisher_yates(span, out.len(), stream, check, |p, offset| {
+            out[p] = offset as i64;
+        })?;
+        false
+    };
+    for value in out.iter_mut() {
+        *value = lo.wrapping_add(*value);
+    }
+    Ok(replayed)
 }
 
 /// Where the items of an array's data area start and end.
@@ -602,6 +759,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn sparse_samples_agree_with_the_materialized_range_whether_draws_meet_or_not() {
+        // 40 of 1..=102,400 is just sparse (40^2 * 64 = 102,400): about 1.5 k^2 / m = 2.3% of
+        // the samples have draws that meet (a repeat, or one among the last 40 places) and
+        // replay the full algorithm; both ways must give the full algorithm's sample and use
+        // the stream alike.
+        let (lo, hi, k) = (1i64, 102_400i64, 40usize);
+        assert!(is_sparse((hi - lo) as u64, k) && !is_sparse((hi - lo) as u64, k + 1));
+        let (mut replayed, mut direct) = (0, 0);
+        for seed in 0..600u32 {
+            let key: [u8; 32] = std::array::from_fn(|i| (seed >> (8 * (i % 4))) as u8 ^ i as u8);
+            let (mut fast_stream, mut dense_stream) =
+                (Stream::from_seed(key), Stream::from_seed(key));
+            let mut out = vec![0; k];
+            let met =
+                sample_range_replayed(lo, hi, &mut out, &mut fast_stream, &mut || {}).unwrap();
+            assert_eq!(
+                out,
+                dense_sample(lo, hi, k, &mut dense_stream),
+                "seed {seed}"
+            );
+            assert_eq!(fast_stream.next_u32(), dense_stream.next_u32());
+            if met {
+                replayed += 1;
+            } else {
+                direct += 1;
+            }
+        }
+        assert!(
+            replayed >= 3 && direct >= 500,
+            "replayed {replayed}, direct {direct}"
+        );
+    }
+
+    #[test]
+    fn fingerprints_find_every_position_added() {
+        let mut set = Fingerprints::with_room_for(1000).unwrap();
+        let mut stream = seeded(8);
+        let positions: Vec<u64> = (0..1000).map(|_| stream.next_u64()).collect();
+        assert!(positions.iter().all(|&p| set.insert(p)));
+        assert!(positions.iter().all(|&p| !set.insert(p)));
+        // Positions 0 and 1 share a fingerprint by construction, but not a home.
+        let mut set = Fingerprints::with_room_for(2).unwrap();
+        assert!(set.insert(0) && !set.insert(0));
     }
 
     #[test]
