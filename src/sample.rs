@@ -258,11 +258,6 @@ impl Fingerprints {
         (position.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
-    #[inline]
-    fn prefetch(&self, position: u64) {
-        prefetch(self.slots.as_ptr().wrapping_add(self.home(position)));
-    }
-
     /// Adds `position`; false if it (or a position with its fingerprint) was there already.
     #[inline]
     fn insert(&mut self, position: u64) -> bool {
@@ -298,25 +293,19 @@ fn sparse_sample(
 ) -> Result<bool, Error> {
     let k = out.len();
     let mut seen = Fingerprints::with_room_for(k)?;
-    // The last k places: span - k + 1 ..= span.
-    let first_place = span - (k as u64 - 1);
-    let mut met = false;
-    let mut drawn = [0u64; DRAW_AHEAD];
-    for (t, slot) in drawn.iter_mut().enumerate().take(k) {
-        *slot = draw_step(stream, span, t);
-    }
+    // The draws first, in a loop of their own (the stream's work), then the checks (the
+    // set's work): each loop runs faster alone than the two interleaved.
     for t in 0..k {
         if t % CHECK_EVERY == CHECK_EVERY - 1 {
             check();
         }
-        let j = drawn[t % DRAW_AHEAD];
-        if t + DRAW_AHEAD < k {
-            let ahead = draw_step(stream, span, t + DRAW_AHEAD);
-            drawn[t % DRAW_AHEAD] = ahead;
-            seen.prefetch(ahead);
-        }
-        met |= j >= first_place || !seen.insert(j);
-        out[k - 1 - t] = j as i64;
+        out[k - 1 - t] = draw_step(stream, span, t) as i64;
+    }
+    // The last k places: span - k + 1 ..= span.
+    let first_place = span - (k as u64 - 1);
+    let mut met = false;
+    for &j in out.iter() {
+        met |= j as u64 >= first_place || !seen.insert(j as u64);
     }
     if !met {
         return Ok(false);
