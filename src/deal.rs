@@ -327,23 +327,10 @@ mod tests {
 
     const DESTINATION_WEIGHTS: [f64; 4] = [17.0, 17.0, 17.0, 3.0];
 
-    /// The naive shuffle (j drawn from the whole deck on every step): a biased dealer.
-    fn naive_deal(stream: &mut Stream) -> DouDizhuDeal {
+    /// A dealer shuffling with a broken shuffle from the fairness module.
+    fn broken_deal(shuffle: fn(&mut [i32], &mut Stream), stream: &mut Stream) -> DouDizhuDeal {
         let mut deck = new_deck();
-        for i in 0..DECK_SIZE {
-            let j = stream.below(DECK_SIZE as u32) as usize;
-            deck.swap(i, j);
-        }
-        DouDizhuDeal::from_shuffled(&deck, first_bidder(stream))
-    }
-
-    /// Sattolo's algorithm (j drawn from 0..i): only cyclic permutations, no card stays put.
-    fn sattolo_deal(stream: &mut Stream) -> DouDizhuDeal {
-        let mut deck = new_deck();
-        for i in (1..DECK_SIZE).rev() {
-            let j = stream.below(i as u32) as usize;
-            deck.swap(i, j);
-        }
+        shuffle(&mut deck, stream);
         DouDizhuDeal::from_shuffled(&deck, first_bidder(stream))
     }
 
@@ -357,12 +344,16 @@ mod tests {
         assert!(test.p_value > ALPHA, "fair dealer rejected: {test:?}");
 
         let mut stream = seeded(21);
-        let naive = card_by_destination((0..deals).map(|_| naive_deal(&mut stream)));
+        let naive = card_by_destination(
+            (0..deals).map(|_| broken_deal(crate::fairness::naive_swap, &mut stream)),
+        );
         let test = stats::chi_square_matrix(&naive, &DESTINATION_WEIGHTS);
         assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
 
         let mut stream = seeded(21);
-        let sattolo = card_by_destination((0..deals).map(|_| sattolo_deal(&mut stream)));
+        let sattolo = card_by_destination(
+            (0..deals).map(|_| broken_deal(crate::fairness::sattolo, &mut stream)),
+        );
         let test = stats::chi_square_matrix(&sattolo, &DESTINATION_WEIGHTS);
         assert!(
             test.p_value < ALPHA,

@@ -1036,23 +1036,14 @@ mod tests {
         counts
     }
 
-    /// The naive shuffle (j drawn from all n places on every step): biased.
-    fn naive_order(n: usize, stream: &mut Stream) -> Vec<u32> {
+    /// The order a broken shuffle (from the fairness module) gives n items.
+    fn broken_order(
+        n: usize,
+        shuffle: fn(&mut [u32], &mut Stream),
+        stream: &mut Stream,
+    ) -> Vec<u32> {
         let mut order: Vec<u32> = (0..n as u32).collect();
-        for i in 0..n {
-            let j = stream.below(n as u32) as usize;
-            order.swap(i, j);
-        }
-        order
-    }
-
-    /// Sattolo's algorithm (j drawn from 0..i): only cyclic permutations.
-    fn sattolo_order(n: usize, stream: &mut Stream) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        for i in (1..n).rev() {
-            let j = stream.below(i as u32) as usize;
-            order.swap(i, j);
-        }
+        shuffle(&mut order, stream);
         order
     }
 
@@ -1075,7 +1066,12 @@ mod tests {
 
         let mut stream = seeded(31);
         let naive = array_permutation_counts(
-            &mut |bounds| items_in_order(bounds, &naive_order(4, &mut stream)),
+            &mut |bounds| {
+                items_in_order(
+                    bounds,
+                    &broken_order(4, crate::fairness::naive_swap, &mut stream),
+                )
+            },
             draws,
         );
         let test = stats::chi_square_uniform(&naive);
@@ -1083,7 +1079,12 @@ mod tests {
 
         let mut stream = seeded(31);
         let sattolo = array_permutation_counts(
-            &mut |bounds| items_in_order(bounds, &sattolo_order(4, &mut stream)),
+            &mut |bounds| {
+                items_in_order(
+                    bounds,
+                    &broken_order(4, crate::fairness::sattolo, &mut stream),
+                )
+            },
             draws,
         );
         let test = stats::chi_square_uniform(&sattolo);
