@@ -19,7 +19,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
 use crate::scratch::Scratch;
-use crate::shuffle::CHECK_EVERY;
+use crate::shuffle::{fisher_yates, prefetch, CHECK_EVERY};
 
 /// How many integers `lo..=hi` holds (up to 2^64), if `lo <= hi`.
 pub fn range_size(lo: i64, hi: i64) -> Result<u128, Error> {
@@ -401,38 +401,6 @@ impl ItemBounds {
     }
 }
 
-/// How many steps ahead [`fisher_yates_ahead`] draws.
-const SWAP_AHEAD: usize = 64;
-
-/// [`crate::shuffle::fisher_yates`] exactly (the same draws in the same order, the same swaps, the same
-/// interrupt checks, so the same permutation), with each draw made a few steps early and the
-/// item it will swap fetched meanwhile: on arrays larger than the cache the swaps would
-/// otherwise wait for memory one after another.
-fn fisher_yates_ahead<T>(items: &mut [T], stream: &mut Stream, check: &mut dyn FnMut()) {
-    let n = items.len();
-    let steps = n.saturating_sub(1);
-    // Step s swaps place i = n-1-s with j = below(i + 1); i < n <= MAX_ARRAY_ITEMS < 2^32.
-    let mut draw = |s: usize| stream.below((n - s) as u32) as usize;
-    let mut drawn = [0usize; SWAP_AHEAD];
-    for (s, slot) in drawn.iter_mut().enumerate().take(steps) {
-        *slot = draw(s);
-        prefetch(items.as_ptr().wrapping_add(*slot));
-    }
-    for s in 0..steps {
-        let i = n - 1 - s;
-        if i.is_multiple_of(CHECK_EVERY) {
-            check();
-        }
-        let j = drawn[s % SWAP_AHEAD];
-        if s + SWAP_AHEAD < steps {
-            let ahead = draw(s + SWAP_AHEAD);
-            drawn[s % SWAP_AHEAD] = ahead;
-            prefetch(items.as_ptr().wrapping_add(ahead));
-        }
-        items.swap(i, j);
-    }
-}
-
 /// The `count` items of an array in a uniformly random order: Fisher-Yates on the items in
 /// index order, which is exactly the permutation `shuffle_ints(1, count)` makes with the same
 /// stream.
@@ -443,7 +411,7 @@ pub fn shuffled_items(
     check: &mut dyn FnMut(),
 ) -> Result<Scratch<Item>, Error> {
     let mut items = Scratch::from_fn(count, |i| bounds.item(i))?;
-    fisher_yates_ahead(&mut items, stream, check);
+    fisher_yates(&mut items, stream, check);
     Ok(items)
 }
 
@@ -502,7 +470,7 @@ pub fn shuffle_slots<const N: usize>(
     stream: &mut Stream,
     check: &mut dyn FnMut(),
 ) {
-    fisher_yates_ahead(slots, stream, check);
+    fisher_yates(slots, stream, check);
 }
 
 /// The size of the items in these slots together.
@@ -552,19 +520,6 @@ pub fn sampled_items(
 /// The size of these items together.
 pub fn gathered_len(items: &[Item]) -> usize {
     items.iter().map(|item| item.len as usize).sum()
-}
-
-/// Asks the CPU to start loading the cache line at `address`. A hint only: it reads nothing
-/// architecturally and never faults, so any address is fine.
-#[inline(always)]
-fn prefetch<T>(address: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: _mm_prefetch does not access memory as far as the program can observe.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(address as *const i8, std::arch::x86_64::_MM_HINT_T0)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
 
 /// How many items ahead [`gather_items`] asks for the data it will copy. Reads of a shuffled
@@ -638,7 +593,6 @@ pub fn gather_null_bits(bitmap: &[u8], inner: usize, items: &[Item], out: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shuffle::fisher_yates;
     use crate::stats;
     use std::collections::HashSet;
 
@@ -878,25 +832,6 @@ mod tests {
             [9, 8, 2, 3, 0, 4, 1, 7, 5, 6]
         );
         assert_eq!(sampled_order(10, 3, &mut counting()), [8, 3, 4]);
-    }
-
-    #[test]
-    fn drawing_ahead_makes_exactly_the_fisher_yates_permutation() {
-        for seed in 0..8u8 {
-            for n in (0..=40).chain([SWAP_AHEAD, SWAP_AHEAD + 1, 1000, 3 * CHECK_EVERY + 5]) {
-                let mut plain: Vec<u32> = (0..n as u32).collect();
-                let mut ahead = plain.clone();
-                let (mut plain_checks, mut ahead_checks) = (0, 0);
-                let mut plain_stream = seeded(seed);
-                let mut ahead_stream = seeded(seed);
-                fisher_yates(&mut plain, &mut plain_stream, &mut || plain_checks += 1);
-                fisher_yates_ahead(&mut ahead, &mut ahead_stream, &mut || ahead_checks += 1);
-                assert_eq!(plain, ahead, "seed {seed}, n {n}");
-                assert_eq!(plain_checks, ahead_checks);
-                // Both used the same words of the stream.
-                assert_eq!(plain_stream.next_u32(), ahead_stream.next_u32());
-            }
-        }
     }
 
     #[test]

@@ -11,53 +11,53 @@ pub const CHECK_EVERY: usize = 1 << 16;
 
 /// Fisher-Yates (Durstenfeld's in-place form): for i from n-1 down to 1, draw j uniformly from
 /// 0..=i and swap items i and j. Every one of the n! orders is equally likely, given a uniform
-/// `below`. `check` is called every [`CHECK_EVERY`] swaps so a long shuffle can be cancelled.
+/// `below`. `check` is called whenever i is a multiple of [`CHECK_EVERY`], so a long shuffle
+/// can be cancelled.
 ///
-/// The draws do not depend on the items, so they are taken [`BATCH`] at a time and the items
-/// they point at are prefetched before the swaps: on large arrays the swaps are cache misses,
-/// and this overlaps them. The draws and swaps happen in exactly the order of the plain loop.
+/// The draws do not depend on the items, so each is made [`AHEAD`] steps before its swap (the
+/// draws in the same order, the swaps in the same order) and the item it points at is
+/// prefetched meanwhile: on arrays larger than the cache every swap is a cache miss, and this
+/// keeps many of them in flight instead of waiting for each in turn.
 pub fn fisher_yates<T>(items: &mut [T], stream: &mut Stream, check: &mut dyn FnMut()) {
-    // i + 1 <= items.len() <= MAX_ARRAY_ITEMS < 2^32, so every bound fits in u32.
-    let mut i = items.len().saturating_sub(1);
-    let mut since_check = 0;
-    while i >= BATCH {
-        let mut picks = [0usize; BATCH];
-        for (k, pick) in picks.iter_mut().enumerate() {
-            *pick = stream.below((i - k) as u32 + 1) as usize;
-            prefetch(&items[*pick]);
-        }
-        for (k, pick) in picks.iter().enumerate() {
-            items.swap(i - k, *pick);
-        }
-        i -= BATCH;
-        since_check += BATCH;
-        if since_check >= CHECK_EVERY {
-            check();
-            since_check = 0;
-        }
+    let n = items.len();
+    let steps = n.saturating_sub(1);
+    // Step s swaps place i = n-1-s with j = below(i + 1); i + 1 <= n <= MAX_ARRAY_ITEMS < 2^32,
+    // so every bound fits in u32.
+    let mut draw = |s: usize| stream.below((n - s) as u32) as usize;
+    let mut drawn = [0usize; AHEAD];
+    for (s, slot) in drawn.iter_mut().enumerate().take(steps) {
+        *slot = draw(s);
+        prefetch(items.as_ptr().wrapping_add(*slot));
     }
-    while i >= 1 {
-        let j = stream.below(i as u32 + 1) as usize;
+    for s in 0..steps {
+        let i = n - 1 - s;
+        if i.is_multiple_of(CHECK_EVERY) {
+            check();
+        }
+        let j = drawn[s % AHEAD];
+        if s + AHEAD < steps {
+            let ahead = draw(s + AHEAD);
+            drawn[s % AHEAD] = ahead;
+            prefetch(items.as_ptr().wrapping_add(ahead));
+        }
         items.swap(i, j);
-        i -= 1;
     }
 }
 
-/// How many draws [`fisher_yates`] takes before doing their swaps.
-const BATCH: usize = 16;
+/// How many steps ahead [`fisher_yates`] draws.
+const AHEAD: usize = 64;
 
+/// Asks the CPU to start loading the cache line at `address`. A hint only: it reads nothing
+/// architecturally and never faults, so any address is fine.
 #[inline(always)]
-fn prefetch<T>(item: &T) {
+pub(crate) fn prefetch<T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults, and the address is a live reference.
+    // SAFETY: _mm_prefetch does not access memory as far as the program can observe.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            item as *const T as *const i8,
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
+        std::arch::x86_64::_mm_prefetch(address as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
+    let _ = address;
 }
 
 /// How many integers `lo..=hi` holds, if that is a valid range that fits in one array.
@@ -216,13 +216,18 @@ mod tests {
     }
 
     #[test]
-    fn batched_loop_is_the_textbook_loop() {
-        for n in [0, 1, 2, 15, 16, 17, 33, 1000, 3 * CHECK_EVERY + 5] {
-            let mut batched: Vec<u32> = (0..n as u32).collect();
-            let mut textbook = batched.clone();
-            fisher_yates(&mut batched, &mut seeded(21), &mut || {});
-            textbook_fisher_yates(&mut textbook, &mut seeded(21));
-            assert_eq!(batched, textbook, "n = {n}");
+    fn drawing_ahead_is_the_textbook_loop() {
+        for seed in [21, 22, 23] {
+            for n in (0..=40).chain([AHEAD - 1, AHEAD, AHEAD + 1, 1000, 3 * CHECK_EVERY + 5]) {
+                let mut ahead: Vec<u32> = (0..n as u32).collect();
+                let mut textbook = ahead.clone();
+                let (mut ahead_stream, mut textbook_stream) = (seeded(seed), seeded(seed));
+                fisher_yates(&mut ahead, &mut ahead_stream, &mut || {});
+                textbook_fisher_yates(&mut textbook, &mut textbook_stream);
+                assert_eq!(ahead, textbook, "seed {seed}, n = {n}");
+                // Both used the same words of the stream.
+                assert_eq!(ahead_stream.next_u32(), textbook_stream.next_u32());
+            }
         }
     }
 
