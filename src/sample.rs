@@ -224,38 +224,33 @@ fn is_sparse(span: u64, k: usize) -> bool {
 /// Marks a vacant slot of [`Fingerprints`].
 const NO_FINGERPRINT: u32 = 0;
 
-/// A set of positions kept as 32-bit fingerprints (open addressing, linear probing, a power of
-/// two of slots): a position not in the set is never reported present; one
-/// in it always is; another with the same fingerprint and home may be (about once in 2^31
-/// comparisons).
+/// A set of positions kept as 32-bit fingerprints, in buckets of four (open addressing over
+/// buckets, linear probing, a power of two of slots, at least a third and at most two thirds
+/// full): a position not in the set is never reported present; one in it always is; another
+/// with the same fingerprint and home may be (about once in 2^31 comparisons). A bucket is
+/// checked whole, without a branch per slot.
 struct Fingerprints {
-    slots: Vec<u32>,
-    /// 64 - log2(slots.len()): the home of a position is the top bits of its hash.
+    buckets: Vec<[u32; 4]>,
+    /// 64 - log2(buckets.len()): the home of a position is the top bits of its hash.
     shift: u32,
 }
 
 impl Fingerprints {
     fn with_room_for(steps: usize) -> Result<Self, Error> {
-        // At most two thirds full, at least a third.
-        let len = steps.saturating_add(steps / 2).max(16).next_power_of_two();
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(len).map_err(|_| {
+        let slots = steps.saturating_add(steps / 2).max(16).next_power_of_two();
+        let len = slots / 4;
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(len).map_err(|_| {
             Error::new(
                 ErrorKind::TooLarge,
                 format!("not enough memory to draw a sample of {steps} values"),
             )
         })?;
-        slots.resize(len, NO_FINGERPRINT);
+        buckets.resize(len, [NO_FINGERPRINT; 4]);
         Ok(Fingerprints {
-            slots,
+            buckets,
             shift: 64 - len.trailing_zeros(),
         })
-    }
-
-    #[inline]
-    fn home(&self, position: u64) -> usize {
-        // Fibonacci hashing: the top bits of the product.
-        (position.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
     /// Adds `position`; false if it (or a position with its fingerprint) was there already.
@@ -264,17 +259,25 @@ impl Fingerprints {
         // The low bits, which the home (from the top bits of the hash) does not already tell
         // apart; never NO_FINGERPRINT.
         let fingerprint = position as u32 | 1;
-        let mask = self.slots.len() - 1;
-        let mut slot = self.home(position);
+        let mask = self.buckets.len() - 1;
+        // Fibonacci hashing: the top bits of the product.
+        let mut at = (position.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
         loop {
-            match self.slots[slot] {
-                NO_FINGERPRINT => {
-                    self.slots[slot] = fingerprint;
-                    return true;
-                }
-                seen if seen == fingerprint => return false,
-                _ => slot = (slot + 1) & mask,
+            let bucket = &mut self.buckets[at];
+            let (mut same, mut vacant) = (0u32, 0u32);
+            for (slot, &seen) in bucket.iter().enumerate() {
+                same |= u32::from(seen == fingerprint) << slot;
+                vacant |= u32::from(seen == NO_FINGERPRINT) << slot;
             }
+            if same != 0 {
+                return false;
+            }
+            if vacant != 0 {
+                // Slots fill in order, so no fingerprint sits after a vacant slot.
+                bucket[vacant.trailing_zeros() as usize] = fingerprint;
+                return true;
+            }
+            at = (at + 1) & mask;
         }
     }
 }
