@@ -431,13 +431,13 @@ pub struct Slot<const N: usize> {
 /// The largest items slots hold: slots of 16 and 32 bytes, 4 of which keep the length.
 pub const SLOT_ITEM_BYTES: [usize; 2] = [12, 28];
 
-/// Whether slots for `count` items, `N` bytes each, cost no more memory than the item records
-/// of [`shuffled_items`] (12 bytes an item) plus twice the data (`data_len` bytes). Slots of
-/// 16 bytes always do (within 4 bytes an item); larger ones when the items fill them enough.
+/// Whether slots for `count` items, `N` bytes each, cost no more memory than 16 bytes an item
+/// (the 12-byte item records of [`shuffled_items`] and 4 to spare) plus twice the data
+/// (`data_len` bytes): 16-byte slots always do, larger ones when the items fill them enough.
 pub fn slots_affordable<const N: usize>(count: usize, data_len: usize) -> bool {
     count.saturating_mul(size_of::<Slot<N>>())
         <= count
-            .saturating_mul(size_of::<Item>())
+            .saturating_mul(16)
             .saturating_add(data_len.saturating_mul(2))
 }
 
@@ -1067,9 +1067,9 @@ mod tests {
         let slot = slot_of::<12>(data, 14, 20).unwrap();
         assert_eq!(slot.len, 6);
         assert_eq!(&slot.bytes[..6], [b'o', b'p', b'q', 0, 0, 0]);
-        assert!(slots_affordable::<12>(1_000_000, 4_000_000));
-        assert!(slots_affordable::<28>(1_000_000, 10_000_000));
-        assert!(!slots_affordable::<28>(1_000_000, 9_999_999));
+        assert!(slots_affordable::<12>(1_000_000, 1_000_000));
+        assert!(slots_affordable::<28>(1_000_000, 8_000_000));
+        assert!(!slots_affordable::<28>(1_000_000, 7_999_999));
     }
 
     #[test]
