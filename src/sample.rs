@@ -307,7 +307,10 @@ fn sparse_sample(
     // The last k places: span - k + 1 ..= span.
     let first_place = span - (k as u64 - 1);
     let mut met = false;
-    for &j in out.iter() {
+    for (t, &j) in out.iter().enumerate() {
+        if t % CHECK_EVERY == CHECK_EVERY - 1 {
+            check();
+        }
         met |= j as u64 >= first_place || !seen.insert(j as u64);
     }
     if !met {
@@ -843,6 +846,11 @@ mod tests {
         let mut out = vec![0; 3 * CHECK_EVERY];
         sample_range(1, 1 << 40, &mut out, &mut seeded(4), &mut || calls += 1).unwrap();
         assert_eq!(calls, 3);
+        // A sparse sample checks while drawing and again while checking the draws.
+        assert!(is_sparse((1 << 62) - 1, out.len()));
+        let mut calls = 0;
+        sample_range(1, 1 << 62, &mut out, &mut seeded(4), &mut || calls += 1).unwrap();
+        assert_eq!(calls, 6);
         let mut calls = 0;
         let data = vec![0u8; 3 * CHECK_EVERY];
         let bounds = ItemBounds::Uniform { item_len: 1 };
