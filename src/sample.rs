@@ -52,6 +52,20 @@ pub fn sample_array_len(n: i32, items: usize) -> Result<usize, Error> {
     Ok(n as usize)
 }
 
+/// A table of `len` vacant entries for a sample of `steps` values, or an error if the memory
+/// is refused.
+fn sample_table<T: Clone>(len: usize, vacant: T, steps: usize) -> Result<Vec<T>, Error> {
+    let mut table = Vec::new();
+    table.try_reserve_exact(len).map_err(|_| {
+        Error::new(
+            ErrorKind::TooLarge,
+            format!("not enough memory to draw a sample of {steps} values"),
+        )
+    })?;
+    table.resize(len, vacant);
+    Ok(table)
+}
+
 /// Marks a vacant slot of [`Displaced`]. Never a stored position: a position is stored only
 /// when it is below the step's i, and i <= u64::MAX.
 const VACANT: u64 = u64::MAX;
@@ -71,16 +85,8 @@ struct Displaced {
 impl Displaced {
     fn with_room_for(steps: usize) -> Result<Self, Error> {
         let len = steps.saturating_add(steps / 2).max(16);
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(len).map_err(|_| {
-            Error::new(
-                ErrorKind::TooLarge,
-                format!("not enough memory to draw a sample of {steps} values"),
-            )
-        })?;
-        slots.resize(len, (VACANT, 0));
         Ok(Displaced {
-            slots,
+            slots: sample_table(len, (VACANT, 0), steps)?,
             highest: None,
         })
     }
@@ -239,16 +245,8 @@ impl Fingerprints {
     fn with_room_for(steps: usize) -> Result<Self, Error> {
         let slots = steps.saturating_add(steps / 2).max(16).next_power_of_two();
         let len = slots / 4;
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(len).map_err(|_| {
-            Error::new(
-                ErrorKind::TooLarge,
-                format!("not enough memory to draw a sample of {steps} values"),
-            )
-        })?;
-        buckets.resize(len, [NO_FINGERPRINT; 4]);
         Ok(Fingerprints {
-            buckets,
+            buckets: sample_table(len, [NO_FINGERPRINT; 4], steps)?,
             shift: 64 - len.trailing_zeros(),
         })
     }
@@ -467,16 +465,6 @@ pub fn slot_of<const N: usize>(data: &[u8], start: usize, end: usize) -> Option<
         len: len as u32,
         bytes,
     })
-}
-
-/// Shuffles items in slots: Fisher-Yates exactly as [`shuffled_items`] does it, so the same
-/// order for the same stream.
-pub fn shuffle_slots<const N: usize>(
-    slots: &mut [Slot<N>],
-    stream: &mut Stream,
-    check: &mut dyn FnMut(),
-) {
-    fisher_yates(slots, stream, check);
 }
 
 /// The size of the items in these slots together.
@@ -961,13 +949,13 @@ mod tests {
     /// Shuffles four items of different lengths with `shuffle` and copies them with
     /// `gather_items`, as shuffle_array does, and counts each resulting permutation.
     fn array_permutation_counts(
-        shuffle: &mut dyn FnMut(&ItemBounds) -> Vec<Item>,
+        shuffle: &mut dyn FnMut(&[u8], &ItemBounds) -> Vec<u8>,
         draws: usize,
     ) -> Vec<u64> {
         let (data, bounds) = word_items(&["0", "11", "222", "3333"]);
         let mut counts = vec![0u64; 24];
         for _ in 0..draws {
-            let out = gathered(&data, &shuffle(&bounds));
+            let out = shuffle(&data, &bounds);
             // Reading the items back: each one is a run of its own digit.
             let mut items = Vec::new();
             for &b in &out {
@@ -982,12 +970,11 @@ mod tests {
         counts
     }
 
+    /// A broken shuffle of the fairness module, on item indices.
+    type BrokenShuffle = fn(&mut [u32], &mut Stream);
+
     /// The order a broken shuffle (from the fairness module) gives n items.
-    fn broken_order(
-        n: usize,
-        shuffle: fn(&mut [u32], &mut Stream),
-        stream: &mut Stream,
-    ) -> Vec<u32> {
+    fn broken_order(n: usize, shuffle: BrokenShuffle, stream: &mut Stream) -> Vec<u32> {
         let mut order: Vec<u32> = (0..n as u32).collect();
         shuffle(&mut order, stream);
         order
@@ -998,10 +985,11 @@ mod tests {
         let draws = 48_000;
         let mut stream = seeded(31);
         let fair = array_permutation_counts(
-            &mut |bounds| {
-                shuffled_items(bounds, 4, &mut stream, &mut || {})
-                    .unwrap()
-                    .to_vec()
+            &mut |data, bounds| {
+                gathered(
+                    data,
+                    &shuffled_items(bounds, 4, &mut stream, &mut || {}).unwrap(),
+                )
             },
             draws,
         );
@@ -1010,34 +998,24 @@ mod tests {
         assert_eq!(test.df, 23);
         assert!(test.p_value > ALPHA, "fair shuffle rejected: {test:?}");
 
-        let mut stream = seeded(31);
-        let naive = array_permutation_counts(
-            &mut |bounds| {
-                items_in_order(
-                    bounds,
-                    &broken_order(4, crate::fairness::naive_swap, &mut stream),
-                )
-            },
-            draws,
-        );
-        let test = stats::chi_square_uniform(&naive);
-        assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
-
-        let mut stream = seeded(31);
-        let sattolo = array_permutation_counts(
-            &mut |bounds| {
-                items_in_order(
-                    bounds,
-                    &broken_order(4, crate::fairness::sattolo, &mut stream),
-                )
-            },
-            draws,
-        );
-        let test = stats::chi_square_uniform(&sattolo);
-        assert!(
-            test.p_value < ALPHA,
-            "Sattolo's shuffle not caught: {test:?}"
-        );
+        let broken: [(&str, BrokenShuffle); 2] = [
+            ("naive", crate::fairness::naive_swap),
+            ("Sattolo's", crate::fairness::sattolo),
+        ];
+        for (name, shuffle) in broken {
+            let mut stream = seeded(31);
+            let counts = array_permutation_counts(
+                &mut |data, bounds| {
+                    gathered(
+                        data,
+                        &items_in_order(bounds, &broken_order(4, shuffle, &mut stream)),
+                    )
+                },
+                draws,
+            );
+            let test = stats::chi_square_uniform(&counts);
+            assert!(test.p_value < ALPHA, "{name} shuffle not caught: {test:?}");
+        }
     }
 
     /// Shuffles the items of `data` in slots of N bytes and writes them out, as shuffle_array
@@ -1057,7 +1035,7 @@ mod tests {
         })
         .unwrap()
         .expect("every item fits");
-        shuffle_slots(&mut slots, stream, &mut || {});
+        fisher_yates(&mut slots, stream, &mut || {});
         let mut out = vec![0xeeu8; slotted_len(&slots)];
         write_slots(&slots, &mut out, &mut || {});
         out
@@ -1126,19 +1104,10 @@ mod tests {
     #[test]
     fn slot_shuffle_permutation_frequency_is_uniform() {
         let mut stream = seeded(32);
-        let (data, bounds) = word_items(&["0", "11", "222", "3333"]);
-        let mut counts = vec![0u64; 24];
-        for _ in 0..48_000 {
-            let out = slot_shuffled::<12>(&data, &bounds, &mut stream);
-            let mut items = Vec::new();
-            for &b in &out {
-                let item = usize::from(b - b'0');
-                if items.last() != Some(&item) {
-                    items.push(item);
-                }
-            }
-            counts[crate::fairness::order_index(&items)] += 1;
-        }
+        let counts = array_permutation_counts(
+            &mut |data, bounds| slot_shuffled::<12>(data, bounds, &mut stream),
+            48_000,
+        );
         assert!(
             counts.iter().all(|&c| c > 0),
             "a permutation never appeared"

@@ -16,11 +16,11 @@ use crate::error::{Error, ErrorKind};
 use crate::rng::{self, Stream};
 use crate::sample::{
     any_null, gather_items, gather_null_bits, gathered_len, sample_array_len, sample_ints_len,
-    sample_range, sampled_items, shuffle_slots, shuffled_items, slot_of, slots_affordable,
-    slotted_len, write_slots, Item, ItemBounds, Slot, SLOT_ITEM_BYTES,
+    sample_range, sampled_items, shuffled_items, slot_of, slots_affordable, slotted_len,
+    write_slots, Item, ItemBounds, Slot, SLOT_ITEM_BYTES,
 };
 use crate::scratch::{advise_huge_pages, Scratch};
-use crate::shuffle::CHECK_EVERY;
+use crate::shuffle::{fisher_yates, CHECK_EVERY};
 
 /// Postgres's largest single allocation (MaxAllocSize).
 const MAX_ALLOC: usize = 0x3fff_ffff;
@@ -468,7 +468,8 @@ fn shuffled_in_slots<const N: usize>(
     }
     match array.slots::<N>(layout) {
         Ok(mut slots) => {
-            shuffle_slots(&mut slots, stream, &mut check_for_interrupts);
+            // The same Fisher-Yates as the records get: the same order.
+            fisher_yates(&mut slots, stream, &mut check_for_interrupts);
             Some(array.rearranged_slots(&slots))
         }
         Err(len) => {
