@@ -1,5 +1,5 @@
--- Tables of the Dou Dizhu dealing workflow (deal_cards): snake-case ports of seed 000's desk,
--- players-in-room view, game, bidRecord and writeNote tables.
+-- Tables of the Dou Dizhu dealing workflow (deal_cards): snake-case ports of the desk,
+-- players-in-room view, game, bidRecord and writeNote tables of the SQL Server dealCards procedure.
 --
 -- Every table carries desk_id and every statement deal_cards runs names its rows by desk_id, so
 -- the tables can be distributed by desk (Citus: create_distributed_table(..., 'desk_id')).
@@ -21,7 +21,7 @@ CREATE TABLE @extschema@.desk_player (
     UNIQUE (desk_id, player_id)
 );
 
--- The seed's v_playerIDInRoom: one row per desk, its three players by seat (NULL where a seat
+-- The procedure's v_playerIDInRoom: one row per desk, its three players by seat (NULL where a seat
 -- is free).
 CREATE VIEW @extschema@.v_player_id_in_room AS
 SELECT d.desk_id,
@@ -52,7 +52,7 @@ CREATE TABLE @extschema@.game (
 -- A desk's games by time.
 CREATE INDEX game_desk_dealt_at_idx ON @extschema@.game (desk_id, dealt_at);
 
--- The bids of a game; deal_cards writes the seed's two opening records (rec_idx 0 and -1).
+-- The bids of a game; deal_cards writes the procedure's two opening records (rec_idx 0 and -1).
 CREATE TABLE @extschema@.bid_record (
     desk_id   int NOT NULL,
     game_id   bigint NOT NULL,
@@ -63,7 +63,7 @@ CREATE TABLE @extschema@.bid_record (
     PRIMARY KEY (desk_id, game_id, rec_idx)
 );
 
--- The seed's writeNote: messages for the players of a desk, read in note_id order.
+-- The procedure's writeNote: messages for the players of a desk, read in note_id order.
 CREATE TABLE @extschema@.note (
     note_id    bigint GENERATED ALWAYS AS IDENTITY,
     desk_id    int NOT NULL,

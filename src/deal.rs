@@ -84,10 +84,18 @@ pub fn check_desk_exists(desk_id: i32, exists: bool) -> Result<(), Error> {
     }
 }
 
-/// A deal needs all three seats taken: 55000 with the number seated otherwise.
+/// A deal needs all three seats taken, and no more (a fourth seat is possible only where the
+/// seat CHECK was dropped): 55000 with the number seated otherwise.
 pub fn check_seats_taken(desk_id: i32, seated: i64) -> Result<(), Error> {
-    if seated >= SEATS as i64 {
+    if seated == SEATS as i64 {
         Ok(())
+    } else if seated > SEATS as i64 {
+        Err(Error::new(
+            ErrorKind::NotReady,
+            format!(
+                "desk {desk_id} has {seated} players seated; a Dou Dizhu deal needs exactly {SEATS} (seats 1 to {SEATS})"
+            ),
+        ))
     } else {
         Err(Error::new(
             ErrorKind::NotReady,
@@ -244,6 +252,12 @@ mod tests {
         assert_eq!(
             err.message,
             "desk 8 has 0 of 3 players seated; a deal needs all 3"
+        );
+        let err = check_seats_taken(9, 4).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotReady);
+        assert_eq!(
+            err.message,
+            "desk 9 has 4 players seated; a Dou Dizhu deal needs exactly 3 (seats 1 to 3)"
         );
     }
 

@@ -121,16 +121,20 @@ thread_local! {
 }
 
 /// Runs `f` with this process's live, OS-keyed stream, keying it on first use.
+///
+/// The stream is taken out of its slot while `f` runs, so a call made from inside `f` (a trigger
+/// that runs dealcards SQL in the middle of a queue step) finds the slot empty and keys a stream
+/// of its own, instead of meeting a borrow. A stream whose call was cut short by an error is
+/// dropped, and the next call keys a fresh one.
 pub fn with_live<R>(f: impl FnOnce(&mut Stream) -> R) -> Result<R, Error> {
-    LIVE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let pid = std::process::id();
-        if !matches!(&*slot, Some((owner, _)) if *owner == pid) {
-            *slot = Some((pid, Stream::from_os()?));
-        }
-        let (_, stream) = slot.as_mut().expect("live stream was just set");
-        Ok(f(stream))
-    })
+    let pid = std::process::id();
+    let mut stream = match LIVE.with_borrow_mut(Option::take) {
+        Some((owner, stream)) if owner == pid => stream,
+        _ => Stream::from_os()?,
+    };
+    let result = f(&mut stream);
+    LIVE.with_borrow_mut(|slot| *slot = Some((pid, stream)));
+    Ok(result)
 }
 
 #[cfg(test)]
@@ -253,5 +257,19 @@ mod tests {
         let one = with_live(|s| s.next_u64()).unwrap();
         let two = with_live(|s| s.next_u64()).unwrap();
         assert_ne!(one, two);
+    }
+
+    #[test]
+    fn a_call_from_inside_a_call_gets_a_stream_of_its_own() {
+        let (outer, inner) = with_live(|outer| {
+            let inner = with_live(|inner| (0..4).map(|_| inner.next_u64()).collect::<Vec<_>>());
+            ((0..4).map(|_| outer.next_u64()).collect::<Vec<_>>(), inner)
+        })
+        .unwrap();
+        assert_ne!(outer, inner.unwrap());
+        assert!(
+            LIVE.with_borrow(|slot| slot.is_some()),
+            "the stream is back in its slot"
+        );
     }
 }

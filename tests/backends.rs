@@ -49,3 +49,33 @@ fn backends_started_together_get_different_permutations() {
         "backends repeated a stream: {firsts:?}"
     );
 }
+
+/// Errors reach the client as a message and its SQLSTATE, never with a Rust backtrace in
+/// DETAIL: `make test` runs this file a second time against a server started with
+/// RUST_BACKTRACE=1 in its environment, where a backtrace would be captured if the library let
+/// it. The errors chosen have no DETAIL of their own.
+#[test]
+fn errors_carry_no_rust_backtrace() {
+    let mut client = server::connect();
+    for (sql, code) in [
+        ("SELECT card_label(55)", "22023"),
+        ("SELECT * FROM deal_hands(4)", "22023"),
+        ("SELECT shuffle_queue_next(-1)", "P0002"),
+        ("SELECT deal_cards(-1)", "P0002"),
+    ] {
+        let error = client.batch_execute(sql).unwrap_err();
+        let error = error.as_db_error().expect("an error from the server");
+        assert_eq!(error.code().code(), code, "{sql}: {}", error.message());
+        assert_eq!(error.detail(), None, "{sql}");
+    }
+    // A cancel that lands inside a Rust loop travels through the library's error handling too.
+    client
+        .batch_execute("SET statement_timeout = '100ms'")
+        .unwrap();
+    let error = client
+        .batch_execute("SELECT cardinality(shuffle_ints(1, 100000000))")
+        .unwrap_err();
+    let error = error.as_db_error().expect("an error from the server");
+    assert_eq!(error.code().code(), "57014", "{}", error.message());
+    assert_eq!(error.detail(), None);
+}

@@ -1,13 +1,10 @@
 //! SQL functions for dealing: deal_cards and its tables, card labels, deal_hands.
 
-use std::cell::RefCell;
-use std::ffi::CStr;
-use std::rc::Rc;
-
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
-use pgrx::spi::{self, OwnedPreparedStatement, SpiClient};
-use pgrx::{pg_sys, IntoDatum, JsonB, PgOid};
+use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
+use super::statements::{self, ExtensionSchema};
 use super::{check_for_interrupts, ok_or_raise};
 use crate::cards;
 use crate::deal::{self, DealSizes, DouDizhuDeal};
@@ -66,128 +63,81 @@ fn deal_hands(
     TableIterator::new(rows)
 }
 
-/// The two statements of a deal, prepared once per backend for the schema the extension lives
-/// in. Every table is named with that schema, so the caller's search_path (and a same-named
-/// table earlier in it, temporary or not) never decides which rows are read or written; every
-/// operator and aggregate is pg_catalog's for the same reason.
-struct DealStatements {
-    schema: pg_sys::Oid,
-    /// Locks the desk row: concurrent deals at one desk wait here, one after the other.
-    lock_desk: OwnedPreparedStatement,
-    /// Counts the seated players and, when all three are there, writes the game, points the desk
-    /// at it, and writes the opening bids and the note. It runs after the lock is granted, so it
-    /// sees the seats as they are then.
-    record_deal: OwnedPreparedStatement,
+/// `dealcards.notify`: whether deal_cards sends its notification. Off lets a transaction that
+/// dealt be prepared for two-phase commit (PREPARE TRANSACTION refuses one that notified).
+static NOTIFY: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+pub(super) fn define_settings() {
+    GucRegistry::define_bool_guc(
+        c"dealcards.notify",
+        c"Whether deal_cards sends a notification on the desk's channel.",
+        c"Off: deal_cards sends no NOTIFY, so a transaction that dealt can be prepared for two-phase commit.",
+        &NOTIFY,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
 }
 
-thread_local! {
-    static STATEMENTS: RefCell<Option<Rc<DealStatements>>> = const { RefCell::new(None) };
-}
+/// Locks the desk row: concurrent deals at one desk wait here, one after the other.
+const LOCK_DESK: &str =
+    "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
-fn lock_desk_sql(schema: &str) -> String {
-    format!("SELECT FROM {schema}.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE")
-}
+/// Counts the seated players and, when all three are there, writes the game, points the desk at
+/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
+/// sees the seats as they are then.
+const RECORD_DEAL: &str = "WITH seats AS (
+         SELECT pg_catalog.count(*) AS seated,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
+           FROM @extschema@.desk_player
+          WHERE desk_id OPERATOR(pg_catalog.=) $1
+     ), new_game AS (
+         INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
+                                       state_no, lord_no, p1_id, p2_id, p3_id, leader)
+         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
+           FROM seats s
+          WHERE s.seated OPERATOR(pg_catalog.=) 3
+         RETURNING game_id
+     ), desk_game AS (
+         UPDATE @extschema@.desk d SET cur_game_id = g.game_id FROM new_game g
+          WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+     ), opening_bids AS (
+         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
+         SELECT $1, g.game_id, $7, r.rec_idx, -1
+           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
+     ), first_bidder_note AS (
+         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
+         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
+           FROM new_game g
+     )
+     SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
 
-fn record_deal_sql(schema: &str) -> String {
-    format!(
-        "WITH seats AS (
-             SELECT pg_catalog.count(*) AS seated,
-                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
-                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
-                    pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
-               FROM {schema}.desk_player
-              WHERE desk_id OPERATOR(pg_catalog.=) $1
-         ), new_game AS (
-             INSERT INTO {schema}.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
-                                        state_no, lord_no, p1_id, p2_id, p3_id, leader)
-             SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
-               FROM seats s
-              WHERE s.seated OPERATOR(pg_catalog.=) 3
-             RETURNING game_id
-         ), desk_game AS (
-             UPDATE {schema}.desk d SET cur_game_id = g.game_id FROM new_game g
-              WHERE d.desk_id OPERATOR(pg_catalog.=) $1
-         ), opening_bids AS (
-             INSERT INTO {schema}.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
-             SELECT $1, g.game_id, $7, r.rec_idx, -1
-               FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
-         ), first_bidder_note AS (
-             INSERT INTO {schema}.note (desk_id, player_no, note_type, flag, body)
-             SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
-               FROM new_game g
-         )
-         SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true"
-    )
-}
-
-/// This backend's prepared statements for the extension in `schema`, preparing them on first
-/// use (and again if the extension was recreated in another schema).
-fn statements(client: &SpiClient<'_>, schema: pg_sys::Oid) -> Rc<DealStatements> {
-    let cached = STATEMENTS.with_borrow(|s| s.as_ref().filter(|s| s.schema == schema).cloned());
-    if let Some(statements) = cached {
-        return statements;
-    }
-    // SAFETY: the schema of a function being called exists; the name is copied at once.
-    let name = unsafe {
-        let name = pg_sys::get_namespace_name(schema);
-        spi::quote_identifier(CStr::from_ptr(name).to_string_lossy())
-    };
-    let int4 = PgOid::from(pg_sys::INT4OID);
-    let int4_array = PgOid::from(pg_sys::INT4ARRAYOID);
-    let int2 = PgOid::from(pg_sys::INT2OID);
-    let lock_desk = client
-        .prepare_mut(&lock_desk_sql(&name), &[int4])
-        .expect("the desk lock statement prepares")
-        .keep();
-    let record_deal = client
-        .prepare_mut(
-            &record_deal_sql(&name),
-            &[
-                int4, int4_array, int4_array, int4_array, int4_array, int2, int2,
-            ],
-        )
-        .expect("the deal statement prepares")
-        .keep();
-    let statements = Rc::new(DealStatements {
-        schema,
-        lock_desk,
-        record_deal,
-    });
-    STATEMENTS.with_borrow_mut(|s| *s = Some(statements.clone()));
-    statements
-}
-
-/// Seed 000's dealCards: deals a Dou Dizhu game at a desk of three, in the caller's transaction.
+/// The SQL Server dealCards procedure: deals a Dou Dizhu game at a desk of three, in the caller's transaction.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
-    // deal_cards lives in the extension's schema, next to its tables.
-    // SAFETY: Postgres calls us with a valid fcinfo whose flinfo names this function.
-    let schema = unsafe { pg_sys::get_func_namespace((*(*fcinfo).flinfo).fn_oid) };
+    let schema = ExtensionSchema::of(fcinfo);
     let (deal, game_id) = Spi::connect_mut(|client| {
-        let statements = statements(client, schema);
-        let desk_exists = !client
-            .update(&statements.lock_desk, None, &[desk_id.into()])
-            .expect("the desk lock statement runs")
-            .is_empty();
+        let desk_exists =
+            !statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]).is_empty();
         ok_or_raise(deal::check_desk_exists(desk_id, desk_exists));
         let deal = ok_or_raise(rng::with_live(DouDizhuDeal::deal));
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
-        let recorded = client
-            .update(
-                &statements.record_deal,
-                None,
-                &[
-                    desk_id.into(),
-                    p1.into(),
-                    p2.into(),
-                    p3.into(),
-                    deal.extra.to_vec().into(),
-                    (deal.first_bidder as i16).into(),
-                    (deal.opening_bid_seat() as i16).into(),
-                ],
-            )
-            .expect("the deal statement runs")
-            .first();
+        let recorded = statements::run(
+            client,
+            &schema,
+            RECORD_DEAL,
+            &[
+                desk_id.into(),
+                p1.into(),
+                p2.into(),
+                p3.into(),
+                deal.extra.to_vec().into(),
+                (deal.first_bidder as i16).into(),
+                (deal.opening_bid_seat() as i16).into(),
+            ],
+        )
+        .first();
         let seated = recorded
             .get::<i64>(1)
             .expect("seated is a bigint")
@@ -197,10 +147,23 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         let game_id = recorded
             .get::<i64>(2)
             .expect("game_id is a bigint")
-            .expect("a game was written for a full desk");
+            .unwrap_or_else(|| {
+                // The statement inserts a game whenever three are seated; no id back means
+                // something of the user's (a trigger, a rule) kept the row out.
+                ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION,
+                    format!("no game was recorded for desk {desk_id}: a trigger or rule on game suppressed the insert"),
+                    "deal_cards writes nothing unless the game row is written; remove what keeps it out."
+                );
+            });
         (deal, game_id)
     });
     let leader = deal.first_bidder;
+    let result = JsonB(serde_json::json!({ "desk": desk_id, "game": game_id, "leader": leader }));
+    if !NOTIFY.get() {
+        return result;
+    }
     // Game servers LISTEN on their desk's channel; Postgres delivers the notification when (and
     // only if) this transaction commits. The payload is the returned JSON, as jsonb prints it.
     let channel = format!("dealcards_desk_{desk_id}");
@@ -212,7 +175,7 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             &[channel.into_datum(), payload.into_datum()],
         );
     }
-    JsonB(serde_json::json!({ "desk": desk_id, "game": game_id, "leader": leader }))
+    result
 }
 
 #[cfg(any(test, feature = "pg_test"))]

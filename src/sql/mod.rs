@@ -6,6 +6,7 @@ pub mod freecell;
 pub mod playlist;
 pub mod sample;
 pub mod shuffle;
+mod statements;
 
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
@@ -32,4 +33,18 @@ pub fn ok_or_raise<T>(result: Result<T, Error>) -> T {
 /// The interrupt check handed to long core loops: honours query cancel and statement_timeout.
 pub fn check_for_interrupts() {
     pgrx::check_for_interrupts!();
+}
+
+/// Runs once per backend when the library loads (in the postmaster too, with
+/// shared_preload_libraries): defines the settings. Nothing random is made here: a generator
+/// created before the fork would be shared by every backend.
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // Errors reach clients as messages only. pgrx adds a Rust backtrace to an error's DETAIL
+    // whenever the standard library captures one, which it does when RUST_BACKTRACE or
+    // RUST_LIB_BACKTRACE is set in the server's environment; this turns that capture off for
+    // the library before any error can happen.
+    // SAFETY: a backend runs one thread, and _PG_init runs before any code of the extension.
+    unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
+    deal::define_settings();
 }

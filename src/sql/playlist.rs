@@ -3,51 +3,21 @@
 //! Every function locks the queue row (FOR UPDATE) before it reads the state, so two sessions
 //! pressing next on one queue take turns and get two successive picks. The algorithm is
 //! `crate::playlist`; this layer loads a queue's row, hands the core a [`Tape`] over the
-//! queue's rows in shuffle_queue_track, and stores the row back.
-
-use std::cell::RefCell;
-use std::collections::HashMap;
+//! queue's rows in shuffle_queue_track, and stores the row back. Statements are run the one
+//! way of [`super::statements`]: kept plans, qualified names only.
 
 use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
-use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
-use pgrx::PgOid;
+use pgrx::spi::{SpiClient, SpiTupleTable};
 
 use super::arrays::IntArray;
+use super::statements::{self, ExtensionSchema};
 use super::{check_for_interrupts, ok_or_raise, raise};
 use crate::error::{Error, ErrorKind};
 use crate::playlist::{check_playlist, starting_order, Mode, Queue, Tape};
 use crate::rng;
 
 extension_sql_file!("../../sql/playlist.sql", name = "playlist_tables");
-
-thread_local! {
-    /// This backend's plans of the statements below, prepared on first use and kept: a step
-    /// then costs a few index lookups, not a parse and plan per statement.
-    static PLANS: RefCell<HashMap<&'static str, OwnedPreparedStatement>> =
-        RefCell::new(HashMap::new());
-}
-
-/// Runs one of this module's statements through its kept plan.
-fn execute<'conn>(
-    client: &mut SpiClient<'conn>,
-    sql: &'static str,
-    args: &[DatumWithOid],
-) -> SpiTupleTable<'conn> {
-    PLANS.with(|plans| {
-        let mut plans = plans.borrow_mut();
-        if !plans.contains_key(sql) {
-            let types: Vec<PgOid> = args.iter().map(|a| PgOid::from(a.oid())).collect();
-            let plan = client
-                .prepare_mut(sql, &types)
-                .unwrap_or_else(|e| error!("cannot prepare a shuffle queue statement: {e}"));
-            plans.insert(sql, plan.keep());
-        }
-        client
-            .update(&plans[sql], None, args)
-            .unwrap_or_else(|e| error!("a shuffle queue statement failed: {e}"))
-    })
-}
 
 /// The first column of the first row, if there is a row.
 fn first_value<T: FromDatum + IntoDatum>(table: SpiTupleTable) -> Option<T> {
@@ -68,14 +38,15 @@ fn no_such_queue(queue_id: i64) -> ! {
 }
 
 const LOAD: &str = "SELECT mode, window_size, tracks, front, history, behind \
-                    FROM shuffle_queue WHERE queue_id = $1";
+                    FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1";
 const LOAD_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, history, behind \
-                               FROM shuffle_queue WHERE queue_id = $1 FOR UPDATE";
+                               FROM @extschema@.shuffle_queue \
+                               WHERE queue_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
 /// Reads a queue's row, locking it when the caller will change the queue.
-fn load(client: &mut SpiClient, queue_id: i64, lock: bool) -> Queue {
+fn load(client: &mut SpiClient, schema: &ExtensionSchema, queue_id: i64, lock: bool) -> Queue {
     let sql = if lock { LOAD_FOR_UPDATE } else { LOAD };
-    let table = execute(client, sql, &[queue_id.into()]);
+    let table = statements::run(client, schema, sql, &[queue_id.into()]);
     if table.is_empty() {
         no_such_queue(queue_id);
     }
@@ -99,11 +70,13 @@ fn load(client: &mut SpiClient, queue_id: i64, lock: bool) -> Queue {
 }
 
 /// Writes back the parts of a queue's row a step changes.
-fn store(client: &mut SpiClient, queue_id: i64, queue: &Queue) {
-    execute(
+fn store(client: &mut SpiClient, schema: &ExtensionSchema, queue_id: i64, queue: &Queue) {
+    statements::run(
         client,
-        "UPDATE shuffle_queue SET tracks = $2, front = $3, history = $4, behind = $5 \
-         WHERE queue_id = $1",
+        schema,
+        "UPDATE @extschema@.shuffle_queue \
+            SET tracks = $2, front = $3, history = $4, behind = $5 \
+          WHERE queue_id OPERATOR(pg_catalog.=) $1",
         &[
             queue_id.into(),
             (queue.tracks as i64).into(),
@@ -117,6 +90,7 @@ fn store(client: &mut SpiClient, queue_id: i64, queue: &Queue) {
 /// A queue's positions: its rows in shuffle_queue_track, one per position.
 struct TableTape<'a, 'conn> {
     client: &'a mut SpiClient<'conn>,
+    schema: &'a ExtensionSchema,
     queue_id: i64,
 }
 
@@ -124,7 +98,7 @@ impl TableTape<'_, '_> {
     fn run(&mut self, sql: &'static str, more: &[i64]) -> SpiTupleTable<'_> {
         let mut args: Vec<DatumWithOid> = vec![self.queue_id.into()];
         args.extend(more.iter().map(|&v| DatumWithOid::from(v)));
-        execute(self.client, sql, &args)
+        statements::run(self.client, self.schema, sql, &args)
     }
 
     fn missing(&self, position: i64) -> ! {
@@ -138,7 +112,8 @@ impl TableTape<'_, '_> {
 impl Tape for TableTape<'_, '_> {
     fn track_at(&mut self, position: i64) -> i64 {
         let table = self.run(
-            "SELECT track FROM shuffle_queue_track WHERE queue_id = $1 AND position = $2",
+            "SELECT track FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
             &[position],
         );
         first_value(table).unwrap_or_else(|| self.missing(position))
@@ -146,7 +121,8 @@ impl Tape for TableTape<'_, '_> {
 
     fn find(&mut self, track: i64) -> Option<i64> {
         let table = self.run(
-            "SELECT position FROM shuffle_queue_track WHERE queue_id = $1 AND track = $2",
+            "SELECT position FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
             &[track],
         );
         first_value(table)
@@ -156,13 +132,16 @@ impl Tape for TableTape<'_, '_> {
         // One statement: the front row becomes position `end` holding the drawn track, the drawn
         // row takes the front track (when drawn = front, the row just moves to `end`).
         let table = self.run(
-            "UPDATE shuffle_queue_track t \
-                SET position = CASE WHEN t.position = $2 THEN $4 ELSE t.position END, \
+            "UPDATE @extschema@.shuffle_queue_track t \
+                SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) $2 \
+                                    THEN $4 ELSE t.position END, \
                     track = other.track \
-               FROM shuffle_queue_track other \
-              WHERE t.queue_id = $1 AND t.position IN ($2, $3) \
-                AND other.queue_id = $1 \
-                AND other.position = CASE WHEN t.position = $2 THEN $3 ELSE $2 END \
+               FROM @extschema@.shuffle_queue_track other \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]) \
+                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND other.position OPERATOR(pg_catalog.=) \
+                    CASE WHEN t.position OPERATOR(pg_catalog.=) $2 THEN $3 ELSE $2 END \
              RETURNING t.position, t.track",
             &[front, drawn, end],
         );
@@ -178,21 +157,24 @@ impl Tape for TableTape<'_, '_> {
     fn insert_front(&mut self, new_front: i64, target: i64, track: i64) {
         if target == new_front {
             self.run(
-                "INSERT INTO shuffle_queue_track (queue_id, position, track) VALUES ($1, $2, $3)",
+                "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+                 VALUES ($1, $2, $3)",
                 &[new_front, track],
             );
             return;
         }
         let moved = self.run(
-            "INSERT INTO shuffle_queue_track (queue_id, position, track) \
-             SELECT $1, $2, track FROM shuffle_queue_track WHERE queue_id = $1 AND position = $3",
+            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+             SELECT $1, $2, track FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $3",
             &[new_front, target],
         );
         if moved.len() != 1 {
             self.missing(target);
         }
         self.run(
-            "UPDATE shuffle_queue_track SET track = $3 WHERE queue_id = $1 AND position = $2",
+            "UPDATE @extschema@.shuffle_queue_track SET track = $3 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
             &[target, track],
         );
     }
@@ -200,35 +182,45 @@ impl Tape for TableTape<'_, '_> {
     fn fill_from_front(&mut self, front: i64, hole: i64) {
         if hole != front {
             self.run(
-                "UPDATE shuffle_queue_track t SET track = f.track FROM shuffle_queue_track f \
-                  WHERE t.queue_id = $1 AND t.position = $3 AND f.queue_id = $1 AND f.position = $2",
+                "UPDATE @extschema@.shuffle_queue_track t SET track = f.track \
+                   FROM @extschema@.shuffle_queue_track f \
+                  WHERE t.queue_id OPERATOR(pg_catalog.=) $1 AND t.position OPERATOR(pg_catalog.=) $3 \
+                    AND f.queue_id OPERATOR(pg_catalog.=) $1 AND f.position OPERATOR(pg_catalog.=) $2",
                 &[front, hole],
             );
         }
         self.run(
-            "DELETE FROM shuffle_queue_track WHERE queue_id = $1 AND position = $2",
+            "DELETE FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
             &[front],
         );
     }
 
     fn close_down(&mut self, hole: i64, last: i64) {
         self.run(
-            "UPDATE shuffle_queue_track t SET track = n.track FROM shuffle_queue_track n \
-              WHERE t.queue_id = $1 AND t.position >= $2 AND t.position < $3 \
-                AND n.queue_id = $1 AND n.position = t.position + 1",
+            "UPDATE @extschema@.shuffle_queue_track t SET track = n.track \
+               FROM @extschema@.shuffle_queue_track n \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.>=) $2 AND t.position OPERATOR(pg_catalog.<) $3 \
+                AND n.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND n.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.+) 1)",
             &[hole, last],
         );
         self.run(
-            "DELETE FROM shuffle_queue_track WHERE queue_id = $1 AND position = $2",
+            "DELETE FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
             &[last],
         );
     }
 
     fn close_up(&mut self, front: i64, start: i64, hole: i64) {
         self.run(
-            "UPDATE shuffle_queue_track t SET track = p.track FROM shuffle_queue_track p \
-              WHERE t.queue_id = $1 AND t.position > $2 AND t.position <= $3 \
-                AND p.queue_id = $1 AND p.position = t.position - 1",
+            "UPDATE @extschema@.shuffle_queue_track t SET track = p.track \
+               FROM @extschema@.shuffle_queue_track p \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.>) $2 AND t.position OPERATOR(pg_catalog.<=) $3 \
+                AND p.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND p.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.-) 1)",
             &[start, hole],
         );
         self.fill_from_front(front, start);
@@ -252,11 +244,11 @@ fn starting_tape(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
 /// A new shuffle queue over the tracks, shuffled once (Fisher-Yates) so the start is random;
 /// returns its id. Not strict: NULL items or mode raise 22023 like any other bad argument.
 #[pg_extern(volatile, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
 fn shuffle_queue_create(
     items: Option<Array<i64>>,
     mode: default!(Option<&str>, "'shuffle'"),
     window: default!(Option<i32>, "NULL"),
+    fcinfo: pg_sys::FunctionCallInfo,
 ) -> i64 {
     let Some(items) = items else {
         raise(Error::invalid("items must not be NULL"));
@@ -275,10 +267,13 @@ fn shuffle_queue_create(
         outcome = starting_tape(tracks, &items);
     }));
     ok_or_raise(outcome);
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let table = execute(
+        let table = statements::run(
             client,
-            "INSERT INTO shuffle_queue (mode, window_size, tracks, front, history, behind) \
+            &schema,
+            "INSERT INTO @extschema@.shuffle_queue \
+                    (mode, window_size, tracks, front, history, behind) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING queue_id",
             &[
                 queue.mode.name().into(),
@@ -292,11 +287,12 @@ fn shuffle_queue_create(
         let queue_id: i64 =
             first_value(table).unwrap_or_else(|| error!("no id for the new shuffle queue"));
         // One statement for the whole playlist: positions 0 .. tracks - 1 in the shuffled order.
-        execute(
+        statements::run(
             client,
-            "INSERT INTO shuffle_queue_track (queue_id, position, track) \
-             SELECT $1, t.ordinality - 1, t.track \
-               FROM unnest($2::bigint[]) WITH ORDINALITY AS t(track, ordinality)",
+            &schema,
+            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+             SELECT $1, t.ordinality OPERATOR(pg_catalog.-) 1, t.track \
+               FROM pg_catalog.unnest($2::bigint[]) WITH ORDINALITY AS t(track, ordinality)",
             &[queue_id.into(), tracks.into()],
         );
         queue_id
@@ -306,20 +302,21 @@ fn shuffle_queue_create(
 /// The next track: a new pick when the play position is at the newest pick, else a replay of
 /// what played after it.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_next(queue_id: i64) -> i64 {
+fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let mut queue = load(client, queue_id, true);
+        let mut queue = load(client, &schema, queue_id, true);
         let track = ok_or_raise(rng::with_live(|stream| {
             queue.next(
                 &mut TableTape {
                     client: &mut *client,
+                    schema: &schema,
                     queue_id,
                 },
                 stream,
             )
         }));
-        store(client, queue_id, &queue);
+        store(client, &schema, queue_id, &queue);
         track
     })
 }
@@ -327,78 +324,98 @@ fn shuffle_queue_next(queue_id: i64) -> i64 {
 /// The previous track: the play position steps back through what played. NULL before the first
 /// next; at the oldest track remembered, that track again.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_prev(queue_id: i64) -> Option<i64> {
+fn shuffle_queue_prev(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option<i64> {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let mut queue = load(client, queue_id, true);
+        let mut queue = load(client, &schema, queue_id, true);
         let behind = queue.behind;
-        let track = queue.prev(&mut TableTape { client, queue_id });
+        let track = queue.prev(&mut TableTape {
+            client,
+            schema: &schema,
+            queue_id,
+        });
         if queue.behind != behind {
-            store(client, queue_id, &queue);
+            store(client, &schema, queue_id, &queue);
         }
         track
     })
 }
 
 /// The track at the play position; NULL before the first next.
-#[pg_extern(stable, strict, parallel_restricted)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_current(queue_id: i64) -> Option<i64> {
+// VOLATILE: another session's next changes the answer while a statement runs, and a STABLE
+// function would promise the planner it does not.
+#[pg_extern(volatile, strict, parallel_restricted)]
+fn shuffle_queue_current(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option<i64> {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let queue = load(client, queue_id, false);
-        queue.current(&mut TableTape { client, queue_id })
+        let queue = load(client, &schema, queue_id, false);
+        queue.current(&mut TableTape {
+            client,
+            schema: &schema,
+            queue_id,
+        })
     })
 }
 
 /// Adds a track at a random place among those not played recently; returns the new length.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_add(queue_id: i64, item: i64) -> i64 {
+fn shuffle_queue_add(queue_id: i64, item: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let mut queue = load(client, queue_id, true);
+        let mut queue = load(client, &schema, queue_id, true);
         ok_or_raise(ok_or_raise(rng::with_live(|stream| {
             queue.add(
                 &mut TableTape {
                     client: &mut *client,
+                    schema: &schema,
                     queue_id,
                 },
                 stream,
                 item,
             )
         })));
-        store(client, queue_id, &queue);
+        store(client, &schema, queue_id, &queue);
         queue.tracks as i64
     })
 }
 
 /// Takes a track out, keeping the order of what played; returns the new length.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_remove(queue_id: i64, item: i64) -> i64 {
+fn shuffle_queue_remove(queue_id: i64, item: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let mut queue = load(client, queue_id, true);
-        ok_or_raise(queue.remove(&mut TableTape { client, queue_id }, item));
-        store(client, queue_id, &queue);
+        let mut queue = load(client, &schema, queue_id, true);
+        ok_or_raise(queue.remove(
+            &mut TableTape {
+                client,
+                schema: &schema,
+                queue_id,
+            },
+            item,
+        ));
+        store(client, &schema, queue_id, &queue);
         queue.tracks as i64
     })
 }
 
 /// Drops a queue and its tracks.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-#[search_path(@extschema@, pg_temp)]
-fn shuffle_queue_drop(queue_id: i64) {
+fn shuffle_queue_drop(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) {
+    let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
-        let dropped = execute(
+        let dropped = statements::run(
             client,
-            "DELETE FROM shuffle_queue WHERE queue_id = $1",
+            &schema,
+            "DELETE FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1",
             &[queue_id.into()],
         );
         if dropped.is_empty() {
             no_such_queue(queue_id);
         }
-        execute(
+        statements::run(
             client,
-            "DELETE FROM shuffle_queue_track WHERE queue_id = $1",
+            &schema,
+            "DELETE FROM @extschema@.shuffle_queue_track WHERE queue_id OPERATOR(pg_catalog.=) $1",
             &[queue_id.into()],
         );
     })
@@ -528,7 +545,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             declared,
-            "shuffle_queue_add:vtrueu shuffle_queue_create:vfalseu shuffle_queue_current:struer \
+            "shuffle_queue_add:vtrueu shuffle_queue_create:vfalseu shuffle_queue_current:vtruer \
              shuffle_queue_drop:vtrueu shuffle_queue_next:vtrueu shuffle_queue_prev:vtrueu \
              shuffle_queue_remove:vtrueu"
         );

@@ -1,0 +1,84 @@
+-- What users' own objects and settings can do around the extension's functions: triggers that
+-- call back into the extension or keep a row out, a seat the schema no longer forbids, two-phase
+-- commit. Each case gives a clear error with its own SQLSTATE, or works.
+\set SHOW_CONTEXT never
+-- A database of its own: the triggers and settings here stay out of the other tests.
+\set regress_db :DBNAME
+CREATE DATABASE dealcards_hardening;
+\c dealcards_hardening
+\set SHOW_CONTEXT never
+CREATE EXTENSION dealcards;
+
+INSERT INTO desk (desk_id) VALUES (41), (42);
+INSERT INTO desk_player VALUES (41, 1, 4101), (41, 2, 4102), (41, 3, 4103),
+                               (42, 1, 4201), (42, 2, 4202), (42, 3, 4203);
+
+-- A trigger on the queue's tracks that calls the extension again (a queue function, a deal, a
+-- shuffle) while a queue function's statement is running: every call works.
+CREATE TABLE reentry_log (queue_id bigint, current_track bigint, game bigint, deck int[]);
+CREATE FUNCTION reenter() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO reentry_log
+  VALUES (NEW.queue_id, shuffle_queue_current(NEW.queue_id),
+          (deal_cards(42) ->> 'game')::bigint, shuffle_ints(1, 3));
+  RETURN NEW;
+END $$;
+CREATE TRIGGER reenter AFTER INSERT OR UPDATE ON shuffle_queue_track
+  FOR EACH ROW EXECUTE FUNCTION reenter();
+SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4]::bigint[]) AS q \gset
+SELECT shuffle_queue_next(:q) BETWEEN 1 AND 4 AS next_works,
+       shuffle_queue_add(:q, 5) AS add_works,
+       shuffle_queue_next(:q) BETWEEN 1 AND 5 AS next_again;
+SELECT count(*) > 0 AS trigger_ran, bool_and(queue_id = :q) AS its_queue,
+       count(DISTINCT game) = count(*) AS a_game_each_time,
+       bool_and(deck @> ARRAY[1, 2, 3] AND cardinality(deck) = 3) AS shuffles_in_trigger
+  FROM reentry_log;
+DROP TRIGGER reenter ON shuffle_queue_track;
+SELECT shuffle_queue_drop(:q);
+
+-- A trigger that keeps the game row out: deal_cards says so (27000) and writes nothing.
+SELECT count(*) AS games_before FROM game \gset
+CREATE FUNCTION keep_out() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER keep_out BEFORE INSERT ON game FOR EACH ROW EXECUTE FUNCTION keep_out();
+SELECT deal_cards(41);
+\echo :LAST_ERROR_SQLSTATE
+DROP TRIGGER keep_out ON game;
+SELECT count(*) = :games_before AS no_game,
+       (SELECT cur_game_id FROM desk WHERE desk_id = 41) IS NULL AS desk_unchanged,
+       (SELECT count(*) FROM bid_record WHERE desk_id = 41) AS bids,
+       (SELECT count(*) FROM note WHERE desk_id = 41) AS notes
+  FROM game;
+
+-- A fourth seat, possible once the seat CHECK is dropped: 55000, and nothing written.
+BEGIN;
+ALTER TABLE desk_player DROP CONSTRAINT desk_player_player_no_check;
+INSERT INTO desk_player VALUES (41, 4, 4104);
+SELECT deal_cards(41);
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+SELECT (deal_cards(41) ->> 'desk')::int AS deals_again_with_three;
+
+-- dealcards.notify: on by default; off, deal_cards sends no notification, so a transaction that
+-- dealt can be prepared for two-phase commit (one that notified cannot: 0A000).
+SHOW dealcards.notify;
+BEGIN;
+SELECT deal_cards(41) IS NOT NULL AS dealt;
+PREPARE TRANSACTION 'dealcards_notified';
+\echo :LAST_ERROR_SQLSTATE
+SET dealcards.notify = off;
+LISTEN dealcards_desk_41;
+SELECT count(*) AS games_before FROM game \gset
+BEGIN;
+SELECT deal_cards(41) IS NOT NULL AS dealt;
+PREPARE TRANSACTION 'dealcards_silent';
+COMMIT PREPARED 'dealcards_silent';
+SELECT count(*) - :games_before AS committed_games FROM game;
+SELECT 1 AS nothing_was_notified;
+UNLISTEN dealcards_desk_41;
+RESET dealcards.notify;
+SHOW dealcards.notify;
+SET dealcards.notify = maybe;
+\echo :LAST_ERROR_SQLSTATE
+
+\c :regress_db
+DROP DATABASE dealcards_hardening;
