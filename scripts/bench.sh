@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # Benchmarks on one server, from one run: bench/*.sh in order, each printing a Markdown table.
-# The optimized build is installed first. BENCH_RUNS (default 5) sets the runs per median.
+# The optimized build is installed first, into the PostgreSQL of PG_VERSION (default 15).
+# BENCH_RUNS (default 5) sets the runs per median; BENCH_ONLY=45 runs bench/45*.sh alone.
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/install.sh"
 "$ROOT/scripts/cluster.sh" restart
 eval "$("$ROOT/scripts/cluster.sh" env)"
-PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS dealcards_bench" \
-  -c "CREATE DATABASE dealcards_bench"
-psql -q -X -d dealcards_bench -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dealcards"
+fresh_database dealcards_bench
 source "$ROOT/bench/lib.sh"
 say "benchmarks"
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); PostgreSQL $("$PG_CONFIG" --version | cut -d' ' -f2); $(date -u +%Y-%m-%d)"
 echo
-for b in bench/[0-9]*.sh; do
+for b in bench/${BENCH_ONLY:-[0-9]}*.sh; do
   # shellcheck source=/dev/null
   source "$b"
 done

