@@ -1,5 +1,5 @@
 # shuffle_array and sample_array next to PostgreSQL's own C built-ins array_shuffle and
-# array_sample (16 and later: non-cryptographic generator, not replayable); milliseconds per
+# array_sample (16 and later: non-cryptographic generator, not replayable); microseconds per
 # call, measured inside one statement over arrays stored in a table, so both sides read the same
 # array the same way. On a server before 16 this prints how to run it on 17.
 server_version_num=$(psql -X -A -t -d "$BENCH_DB" -c "SHOW server_version_num")
@@ -7,7 +7,7 @@ if [ "$server_version_num" -lt 160000 ]; then
   echo "### Against array_shuffle / array_sample: needs PostgreSQL 16 or later (PG_VERSION=17 make bench)"
   echo
 else
-  bench_sql -c "DROP TABLE IF EXISTS bench_builtin_arrays" \
+  bench_sql -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS bench_builtin_arrays" \
     -c "CREATE TABLE bench_builtin_arrays AS
           SELECT kind, n,
                  CASE WHEN kind = 'int' THEN (SELECT array_agg(g) FROM generate_series(1, n) g) END AS ints,
@@ -18,9 +18,9 @@ else
   # Calls per statement for each size, so that each statement takes long enough to time.
   calls_for() { case $1 in 54) echo 20000 ;; 10000) echo 200 ;; *) echo 5 ;; esac; }
   column_of() { if [ "$1" = int ]; then echo ints; else echo texts; fi; }
-  per_call() { awk -v t="$1" -v c="$2" 'BEGIN { printf "%.4f", t / c }'; }
+  per_call() { awk -v t="$1" -v c="$2" 'BEGIN { printf "%.2f", t * 1000 / c }'; }
 
-  echo "### shuffle_array next to array_shuffle, sample_array next to array_sample: milliseconds per call"
+  echo "### shuffle_array next to array_shuffle, sample_array next to array_sample: microseconds per call"
   echo
   echo "| elements | n | shuffle_array | array_shuffle | array_shuffle / shuffle_array |"
   echo "|---|---:|---:|---:|---:|"

@@ -127,7 +127,12 @@ thread_local! {
 /// of its own, instead of meeting a borrow. A stream whose call was cut short by an error is
 /// dropped, and the next call keys a fresh one.
 pub fn with_live<R>(f: impl FnOnce(&mut Stream) -> R) -> Result<R, Error> {
-    let pid = std::process::id();
+    with_live_in(std::process::id(), f)
+}
+
+/// [`with_live`] for a caller that knows its process id without asking the kernel (a Postgres
+/// backend has it in MyProcPid): `pid` must be the id of the calling process.
+pub fn with_live_in<R>(pid: u32, f: impl FnOnce(&mut Stream) -> R) -> Result<R, Error> {
     let mut stream = match LIVE.with_borrow_mut(Option::take) {
         Some((owner, stream)) if owner == pid => stream,
         _ => Stream::from_os()?,

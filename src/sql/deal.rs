@@ -9,7 +9,6 @@ use super::{check_for_interrupts, ok_or_raise};
 use crate::cards;
 use crate::deal::{self, DealSizes, DouDizhuDeal};
 use crate::error::Error;
-use crate::rng;
 
 extension_sql_file!("../../sql/dealing.sql", name = "dealing_tables");
 
@@ -57,7 +56,7 @@ fn deal_hands(
 ) -> TableIterator<'static, (name!(seat, i32), name!(cards, Vec<i32>))> {
     // Validate before touching the generator, so bad input never keys one.
     let sizes = ok_or_raise(DealSizes::new(players, hand_size, deck_size));
-    let rows = ok_or_raise(rng::with_live(|stream| {
+    let rows = ok_or_raise(super::with_live(|stream| {
         deal::deal_hands(sizes, stream, &mut check_for_interrupts)
     }));
     TableIterator::new(rows)
@@ -121,7 +120,7 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         let desk_exists =
             !statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]).is_empty();
         ok_or_raise(deal::check_desk_exists(desk_id, desk_exists));
-        let deal = ok_or_raise(rng::with_live(DouDizhuDeal::deal));
+        let deal = ok_or_raise(super::with_live(DouDizhuDeal::deal));
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
         let recorded = statements::run(
             client,

@@ -12,6 +12,7 @@ use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
 use crate::error::{Error, ErrorKind};
+use crate::rng::{self, Stream};
 
 /// Raises a core error as a Postgres ERROR with the SQLSTATE its kind stands for.
 pub fn raise(error: Error) -> ! {
@@ -28,6 +29,15 @@ pub fn raise(error: Error) -> ! {
 /// Unwraps a core result, raising its error.
 pub fn ok_or_raise<T>(result: Result<T, Error>) -> T {
     result.unwrap_or_else(|e| raise(e))
+}
+
+/// Runs `f` with this backend's live stream (see [`rng::with_live`]). The process id that guards
+/// against a stream copied by fork is Postgres's MyProcPid, set in every backend right after the
+/// fork: a load from memory, where asking the kernel would be a system call on every shuffle.
+pub fn with_live<R>(f: impl FnOnce(&mut Stream) -> R) -> Result<R, Error> {
+    // SAFETY: MyProcPid is a plain int Postgres sets in each process before it runs any query.
+    let pid = unsafe { pg_sys::MyProcPid };
+    rng::with_live_in(pid as u32, f)
 }
 
 /// The interrupt check handed to long core loops: honours query cancel and statement_timeout.

@@ -15,7 +15,6 @@ use super::statements::{self, ExtensionSchema};
 use super::{check_for_interrupts, ok_or_raise, raise};
 use crate::error::{Error, ErrorKind};
 use crate::playlist::{check_playlist, starting_order, Mode, Queue, Tape};
-use crate::rng;
 
 extension_sql_file!("../../sql/playlist.sql", name = "playlist_tables");
 
@@ -238,7 +237,7 @@ fn starting_tape(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
         })?;
     }
     check_playlist(tracks)?;
-    rng::with_live(|stream| starting_order(tracks, stream, &mut check_for_interrupts))
+    super::with_live(|stream| starting_order(tracks, stream, &mut check_for_interrupts))
 }
 
 /// A new shuffle queue over the tracks, shuffled once (Fisher-Yates) so the start is random;
@@ -306,7 +305,7 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut queue = load(client, &schema, queue_id, true);
-        let track = ok_or_raise(rng::with_live(|stream| {
+        let track = ok_or_raise(super::with_live(|stream| {
             queue.next(
                 &mut TableTape {
                     client: &mut *client,
@@ -363,7 +362,7 @@ fn shuffle_queue_add(queue_id: i64, item: i64, fcinfo: pg_sys::FunctionCallInfo)
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut queue = load(client, &schema, queue_id, true);
-        ok_or_raise(ok_or_raise(rng::with_live(|stream| {
+        ok_or_raise(ok_or_raise(super::with_live(|stream| {
             queue.add(
                 &mut TableTape {
                     client: &mut *client,

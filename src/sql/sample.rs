@@ -13,7 +13,7 @@ use pgrx::{pg_sys, AnyArray, PgSqlErrorCode};
 use super::arrays::IntArray;
 use super::{check_for_interrupts, ok_or_raise};
 use crate::error::{Error, ErrorKind};
-use crate::rng::{self, Stream};
+use crate::rng::Stream;
 use crate::sample::{
     any_null, gather_items, gather_null_bits, gathered_len, sample_array_len, sample_ints_len,
     sample_range, sampled_items, shuffled_items, slot_of, slots_affordable, slotted_len,
@@ -124,6 +124,30 @@ impl ElementLayout {
     }
 }
 
+/// An array's dimensions or lower bounds: at most MAXDIM of them, kept on the stack.
+struct DimList {
+    values: [i32; DimList::MAX],
+    len: usize,
+}
+
+impl DimList {
+    /// Postgres's MAXDIM.
+    const MAX: usize = pg_sys::MAXDIM as usize;
+}
+
+impl std::ops::Deref for DimList {
+    type Target = [i32];
+    fn deref(&self) -> &[i32] {
+        &self.values[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for DimList {
+    fn deref_mut(&mut self) -> &mut [i32] {
+        &mut self.values[..self.len]
+    }
+}
+
 /// A flat (detoasted) array, read in place.
 struct FlatArray {
     array: *mut pg_sys::ArrayType,
@@ -162,30 +186,47 @@ impl FlatArray {
         i32::from_ne_bytes(self.bytes()[at..at + 4].try_into().unwrap())
     }
 
-    fn dims(&self) -> Vec<i32> {
-        (0..self.ndim()).map(|d| self.int_at(d)).collect()
+    /// `ndim` integers of the header from `first` on, without an allocation.
+    fn header_ints(&self, first: usize) -> DimList {
+        let len = self.ndim();
+        if len > DimList::MAX {
+            corrupted("more dimensions than Postgres allows");
+        }
+        let mut values = [0; DimList::MAX];
+        for (d, value) in values.iter_mut().enumerate().take(len) {
+            *value = self.int_at(first + d);
+        }
+        DimList { values, len }
     }
 
-    fn lower_bounds(&self) -> Vec<i32> {
-        (0..self.ndim())
-            .map(|d| self.int_at(self.ndim() + d))
-            .collect()
+    fn dims(&self) -> DimList {
+        self.header_ints(0)
+    }
+
+    fn lower_bounds(&self) -> DimList {
+        self.header_ints(self.ndim())
     }
 
     fn elemtype(&self) -> pg_sys::Oid {
         self.header().elemtype
     }
 
-    /// Items of the first dimension.
+    /// Items of the first dimension. (Read in place: these run several times per call, where a
+    /// Vec of the dimensions would cost an allocation each time.)
     fn items(&self) -> usize {
-        self.dims().first().map_or(0, |&d| d.max(0) as usize)
+        if self.ndim() == 0 {
+            return 0;
+        }
+        self.int_at(0).max(0) as usize
     }
 
     fn elements(&self) -> usize {
         if self.ndim() == 0 {
             return 0;
         }
-        self.dims().iter().map(|&d| d.max(0) as usize).product()
+        (0..self.ndim())
+            .map(|d| self.int_at(d).max(0) as usize)
+            .product()
     }
 
     /// The null bitmap, one bit per element, 0 for NULL; absent when no element is NULL.
@@ -430,6 +471,9 @@ fn shuffled(array: &FlatArray, stream: &mut Stream) -> AnyArray {
         return array.unchanged();
     }
     let layout = ElementLayout::of(array.elemtype());
+    if let Some(shuffled) = shuffled_fixed(array, layout, stream) {
+        return shuffled;
+    }
     // Small items of arrays without NULLs move with their bytes, and are then written out in
     // one sequential pass; the others move as records and are then copied, each from where it
     // is. Either way the order is the same Fisher-Yates permutation.
@@ -453,6 +497,48 @@ fn shuffled(array: &FlatArray, stream: &mut Stream) -> AnyArray {
         check,
     ));
     array.rearranged(&items, array.lower_bounds()[0])
+}
+
+/// A one-dimensional array without NULLs whose elements are 1, 2, 4 or 8 bytes with no padding
+/// (int2, int4, int8, float8, date, timestamp, bool, ...): its data copied whole into the new
+/// array and shuffled there in place, by the same Fisher-Yates as the other paths, so the same
+/// order. None for any other array.
+fn shuffled_fixed(
+    array: &FlatArray,
+    layout: ElementLayout,
+    stream: &mut Stream,
+) -> Option<AnyArray> {
+    let size = usize::try_from(layout.typlen).ok()?;
+    if array.ndim() != 1
+        || array.null_bitmap().is_some()
+        || !matches!(size, 1 | 2 | 4 | 8)
+        || align_to(size, layout.typalign) != size
+    {
+        return None;
+    }
+    let len = array.items() * size;
+    let data = array
+        .data()
+        .get(..len)
+        .unwrap_or_else(|| corrupted("fewer data bytes than elements"));
+    let check = &mut check_for_interrupts;
+    let shuffled = ok_or_raise(new_array(
+        array.elemtype(),
+        &array.dims(),
+        &array.lower_bounds(),
+        false,
+        len,
+        |_, out| {
+            out.copy_from_slice(data);
+            match size {
+                1 => fisher_yates(out, stream, check),
+                2 => fisher_yates(out.as_chunks_mut::<2>().0, stream, check),
+                4 => fisher_yates(out.as_chunks_mut::<4>().0, stream, check),
+                _ => fisher_yates(out.as_chunks_mut::<8>().0, stream, check),
+            }
+        },
+    ));
+    Some(as_anyarray(shuffled))
 }
 
 /// `array` shuffled in slots of `N` bytes, or None if an item is longer than that (`longest`
@@ -487,7 +573,7 @@ fn shuffle_array(a: AnyArray) -> AnyArray {
     if array.items() < 2 {
         return array.unchanged();
     }
-    ok_or_raise(rng::with_live(|stream| shuffled(&array, stream)))
+    ok_or_raise(super::with_live(|stream| shuffled(&array, stream)))
 }
 
 /// The replayable order of `a` for a 32-byte seed (see the README's specification).
@@ -517,7 +603,7 @@ fn sample_array(a: AnyArray, n: i32) -> AnyArray {
     if n == 0 {
         return array.rearranged(&[], 1);
     }
-    ok_or_raise(rng::with_live(|stream| sampled(&array, n, stream)))
+    ok_or_raise(super::with_live(|stream| sampled(&array, n, stream)))
 }
 
 /// The replayable sample of `n` items of `a` for a 32-byte seed.
@@ -537,7 +623,7 @@ fn sample_ints(lo: i64, hi: i64, k: i32) -> IntArray<i64> {
     // The array is checked and allocated before the generator is touched.
     ok_or_raise(IntArray::build(len, |out| {
         let drawn =
-            rng::with_live(|stream| sample_range(lo, hi, out, stream, &mut check_for_interrupts));
+            super::with_live(|stream| sample_range(lo, hi, out, stream, &mut check_for_interrupts));
         ok_or_raise(drawn.and_then(|sample| sample));
     }))
 }

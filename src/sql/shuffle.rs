@@ -4,7 +4,7 @@ use pgrx::prelude::*;
 
 use super::arrays::IntArray;
 use super::{check_for_interrupts, ok_or_raise};
-use crate::rng::{self, Stream};
+use crate::rng::Stream;
 use crate::shuffle::{permute_range, range_len};
 
 fn permutation(lo: i32, hi: i32, stream: &mut Stream) -> IntArray<i32> {
@@ -19,7 +19,7 @@ fn permutation(lo: i32, hi: i32, stream: &mut Stream) -> IntArray<i32> {
 fn shuffle_ints(lo: i32, hi: i32) -> IntArray<i32> {
     // Validate before touching the generator, so bad input never keys one.
     ok_or_raise(range_len(lo, hi));
-    ok_or_raise(rng::with_live(|stream| permutation(lo, hi, stream)))
+    ok_or_raise(super::with_live(|stream| permutation(lo, hi, stream)))
 }
 
 /// The replayable permutation of lo..hi for a 32-byte seed (see the README's specification).

@@ -155,6 +155,25 @@ UNION ALL
 SELECT 'pip', s::text, s = '{2,1,7,5,13}', p::text, p = '{7,5,13}'
   FROM (SELECT shuffle_array(a, :seed), sample_array(a, 3, :seed)
           FROM (SELECT '{1,5,13,7,2}'::pip[]) i(a)) t(s, p);
+-- One-dimensional arrays of 1-, 2-, 4- and 8-byte elements without NULLs are shuffled in place,
+-- text in slots, arrays with NULLs as records: every way gives the order shuffle_ints gives.
+SELECT shuffle_array(ARRAY(SELECT g FROM generate_series(1, 1000) g), :seed)
+         = shuffle_ints(1, 1000, :seed) AS int4_in_place,
+       shuffle_array(ARRAY(SELECT g::int2 FROM generate_series(1, 1000) g), :seed)::int[]
+         = shuffle_ints(1, 1000, :seed) AS int2_in_place,
+       shuffle_array(ARRAY(SELECT g::int8 FROM generate_series(1, 1000) g), :seed)::int[]
+         = shuffle_ints(1, 1000, :seed) AS int8_in_place,
+       shuffle_array(ARRAY(SELECT g::float8 FROM generate_series(1, 1000) g), :seed)::int[]
+         = shuffle_ints(1, 1000, :seed) AS float8_in_place,
+       shuffle_array(ARRAY(SELECT g % 3 = 0 FROM generate_series(1, 1000) g), :seed)
+         = ARRAY(SELECT x % 3 = 0 FROM unnest(shuffle_ints(1, 1000, :seed)) WITH ORDINALITY u(x, o) ORDER BY o)
+         AS bool_in_place,
+       shuffle_array(ARRAY(SELECT g::text FROM generate_series(1, 1000) g), :seed)::int[]
+         = shuffle_ints(1, 1000, :seed) AS text_in_slots,
+       shuffle_array(ARRAY(SELECT nullif(g, 1000) FROM generate_series(1, 1000) g), :seed)
+         = ARRAY(SELECT nullif(x, 1000) FROM unnest(shuffle_ints(1, 1000, :seed)) WITH ORDINALITY u(x, o) ORDER BY o)
+         AS with_nulls_as_records,
+       array_lower(shuffle_array('[-2:2]={1,2,3,4,5}'::int[], :seed), 1) AS lower_bound_kept;
 SELECT pg_typeof(shuffle_array('{1,5}'::pip[], :seed)) AS domain_array,
        pg_typeof(sample_array('{"(1,x)"}'::card[], 1, :seed)) AS composite_array;
 
