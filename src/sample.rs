@@ -789,7 +789,7 @@ mod tests {
     #[test]
     fn golden_outputs_never_change() {
         // Computed by tests/reference/seeded_sample.py (on top of seeded_shuffle.py), an
-        // independent implementation of the README's specification. A change here breaks every
+        // independent implementation of the specification in docs/arrays.md. A change here breaks every
         // stored replay: it must never happen.
         assert_eq!(sample(1, 49, 6, &mut seeded(0)), [5, 33, 8, 43, 28, 34]);
         assert_eq!(

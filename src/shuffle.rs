@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn golden_outputs_never_change() {
         // Computed by tests/reference/seeded_shuffle.py, an independent implementation of the
-        // README's specification. A change here breaks every stored replay: it must never happen.
+        // specification in docs/shuffle_ints.md. A change here breaks every stored replay: it must never happen.
         assert_eq!(
             permutation(1, 10, &mut seeded(0)),
             [10, 9, 3, 4, 1, 5, 2, 8, 6, 7]

@@ -576,7 +576,7 @@ fn shuffle_array(a: AnyArray) -> AnyArray {
     ok_or_raise(super::with_live(|stream| shuffled(&array, stream)))
 }
 
-/// The replayable order of `a` for a 32-byte seed (see the README's specification).
+/// The replayable order of `a` for a 32-byte seed (specified in docs/arrays.md).
 #[pg_extern(immutable, strict, parallel_safe, name = "shuffle_array")]
 fn shuffle_array_seeded(a: AnyArray, seed: &[u8]) -> AnyArray {
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));

@@ -22,7 +22,7 @@ fn shuffle_ints(lo: i32, hi: i32) -> IntArray<i32> {
     ok_or_raise(super::with_live(|stream| permutation(lo, hi, stream)))
 }
 
-/// The replayable permutation of lo..hi for a 32-byte seed (see the README's specification).
+/// The replayable permutation of lo..hi for a 32-byte seed (specified in docs/shuffle_ints.md).
 #[pg_extern(immutable, strict, parallel_safe, name = "shuffle_ints")]
 fn shuffle_ints_seeded(lo: i32, hi: i32, seed: &[u8]) -> IntArray<i32> {
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));

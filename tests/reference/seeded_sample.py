@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent implementation of dealcards' seeded sample_ints, shuffle_array and
-sample_array, written from the README's specification alone, on top of the stream and
+sample_array, written from the specification in docs/arrays.md alone, on top of the stream and
 Fisher-Yates of seeded_shuffle.py.
 
     seeded_sample.py sample_ints LO HI K SEED_HEX        the sample as a Postgres array literal

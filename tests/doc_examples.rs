@@ -1,0 +1,182 @@
+#![cfg(feature = "server_tests")]
+//! Every SQL example of README.md and docs/*.md, run against the server under test.
+//!
+//! An example is a block fenced as `sql`. When a block fenced as `text` follows it (blank lines
+//! between are allowed), psql must print exactly that text for it, errors included; otherwise it
+//! must run without an error. The examples of one file run in order, each in its own psql
+//! session, in one fresh UTF8 database with the extension, so a file can build on its earlier
+//! examples. A block fenced as `sql no-check` is left out: it needs two connections at once,
+//! and its file says how it is tested instead.
+//! Run by `make test` (needs DEALCARDS_TEST_DSN and DEALCARDS_PG_BIN).
+
+mod server;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+struct Example {
+    line: usize,
+    sql: String,
+    expected: Option<String>,
+}
+
+/// The examples of a Markdown text, in order.
+fn examples(markdown: &str) -> Vec<Example> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    // (fence info, first line number, body) of every fenced block.
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some(info) = lines[i].strip_prefix("```") {
+            let start = i + 1;
+            let mut end = start;
+            while end < lines.len() && lines[end] != "```" {
+                end += 1;
+            }
+            blocks.push((
+                info.trim().to_string(),
+                start,
+                lines[start..end].join("\n"),
+                end,
+            ));
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    let mut found = Vec::new();
+    for (k, (info, start, body, end)) in blocks.iter().enumerate() {
+        if info != "sql" {
+            continue;
+        }
+        let expected = blocks.get(k + 1).and_then(|(next, next_start, text, _)| {
+            let between = &lines[end + 1..next_start - 1];
+            (next == "text" && between.iter().all(|l| l.trim().is_empty())).then(|| text.clone())
+        });
+        found.push(Example {
+            line: *start,
+            sql: body.clone(),
+            expected,
+        });
+    }
+    found
+}
+
+/// Lines without trailing blanks, and no blank lines at the end: what an editor may change
+/// without changing what the reader sees.
+fn normalized(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    lines.join("\n").trim_end().to_string()
+}
+
+/// What psql prints for `sql` (results and errors, in order), and whether it succeeded.
+fn psql(dbname: &str, sql: &str, stop_on_error: bool) -> (String, bool) {
+    let output = std::env::temp_dir().join(format!("dealcards-doc-{}.out", std::process::id()));
+    let file = std::fs::File::create(&output).unwrap();
+    let mut child = Command::new(server::pg_program("psql"))
+        .args([
+            "-X",
+            "-q",
+            "-v",
+            &format!("ON_ERROR_STOP={}", stop_on_error as u8),
+        ])
+        .args(server::program_args(dbname))
+        .env("PGCLIENTENCODING", "UTF8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(file.try_clone().unwrap()))
+        .stderr(Stdio::from(file))
+        .spawn()
+        .expect("psql runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    let ok = child.wait().unwrap().success();
+    let printed = std::fs::read_to_string(&output).unwrap();
+    std::fs::remove_file(&output).unwrap();
+    (printed, ok)
+}
+
+fn documents() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+#[test]
+fn every_sql_example_prints_what_the_docs_show() {
+    let db = "dealcards_docs";
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in documents() {
+        let mut admin = server::connect();
+        admin
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+            .unwrap();
+        admin
+            .batch_execute(&format!(
+                "CREATE DATABASE {db} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+            ))
+            .unwrap();
+        let (_, ok) = psql(db, "CREATE EXTENSION dealcards;", true);
+        assert!(ok);
+        let name = path
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap()
+            .display()
+            .to_string();
+        for example in examples(&std::fs::read_to_string(&path).unwrap()) {
+            checked += 1;
+            let where_ = format!("{name}:{}", example.line);
+            match &example.expected {
+                Some(expected) => {
+                    let (printed, _) = psql(db, &example.sql, false);
+                    if normalized(&printed) != normalized(expected) {
+                        failures.push(format!(
+                            "{where_}: shown\n{}\nbut psql printed\n{}",
+                            normalized(expected),
+                            normalized(&printed)
+                        ));
+                    }
+                }
+                None => {
+                    let (printed, ok) = psql(db, &example.sql, true);
+                    if !ok {
+                        failures.push(format!("{where_}: failed:\n{printed}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "no SQL examples found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The parser finds examples and their shown output, and a wrong output fails the check.
+#[test]
+fn a_wrong_output_is_caught() {
+    let text = "x\n```sql\nSELECT 1 AS one;\n```\n\n```text\n one \n-----\n   2\n(1 row)\n```\n```sql no-check\nLISTEN x;\n```\n";
+    let found = examples(text);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].line, 2);
+    let db = server::dsn_setting("dbname");
+    let (printed, _) = psql(&db, &found[0].sql, false);
+    assert_ne!(
+        normalized(&printed),
+        normalized(found[0].expected.as_ref().unwrap())
+    );
+    assert_eq!(
+        normalized(&printed),
+        normalized(" one \n-----\n   1\n(1 row)\n")
+    );
+}
