@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of dealcards' seeded shuffle, written from the README's
+"""An independent implementation of dealcards' seeded shuffle, written from docs/shuffle_ints.md's
 specification alone (RFC 8439 ChaCha20 block function, Lemire's bounded draw, Fisher-Yates).
 
     seeded_shuffle.py LO HI SEED_HEX      prints the permutation as a Postgres array literal
