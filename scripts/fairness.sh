@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fairness report: the statistical battery of src/fairness.rs against a live server, on the
+# The fairness report: the statistical battery of crates/fairness against a live server, on the
 # OS-keyed generator, then on broken shuffles that must fail; writes the heat map PNG.
 # Sizes (defaults take a few minutes on 2 cores; see "Fairness evidence" in README.md):
 #   FAIRNESS_ORDERS (10000000)  FAIRNESS_DECKS (4000000)  FAIRNESS_DEALS (200000)
@@ -21,7 +21,7 @@ cargo build --release --quiet --manifest-path tools/fairness/Cargo.toml
 
 say "fairness report"
 status=0
-tools/fairness/target/release/dealcards-fairness \
+tools/fairness/target/release/dealcards-fairness-report \
   "host=$PGHOST port=$PGPORT user=$PGUSER dbname=dealcards_fairness" | tee target/fairness.txt || status=$?
 # Back to the plain server the other targets expect.
 "$ROOT/scripts/cluster.sh" restart

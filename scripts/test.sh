@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test suite, on real PostgreSQL servers of every major in PG_VERSIONS (all supported ones
 # unless narrowed: PG_VERSIONS="15 17" make test):
-#   1. cargo fmt --check and cargo clippy -D warnings
+#   1. cargo fmt --check and cargo clippy -D warnings, and the unit tests of the pgrx-free crates
+#      (crates/core, crates/fairness: no server needed)
 #   then, for each major:
-#   2. cargo pgrx test: the pure-Rust unit tests and the #[pg_test]s (a server of pgrx's own)
+#   2. cargo pgrx test: the extension crate's unit tests and #[pg_test]s (a server of pgrx's own)
 #   3. pg_regress: tests/pg_regress against the installed extension on a throwaway cluster
 #   4. server tests: real client connections (tests/*.rs), the upgrade from every earlier
 #      release among them, and again with the library preloaded
@@ -16,6 +17,9 @@ say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy -D warnings"
 cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests" -- -D warnings
+cargo clippy --all-targets -p dealcards-core -p dealcards-fairness -- -D warnings
+say "unit tests of crates/core and crates/fairness"
+cargo test -p dealcards-core -p dealcards-fairness
 
 # --- the fairness report's tool (make fairness), a crate of its own: keep it compiling and clean.
 say "tools/fairness: cargo fmt --check and cargo clippy -D warnings"
@@ -30,7 +34,7 @@ for major in $PG_VERSIONS; do
   use_pg "$major"
   export PG_VERSION=$major
 
-  say "PostgreSQL $major: unit tests and #[pg_test]s"
+  say "PostgreSQL $major: the extension's unit tests and #[pg_test]s"
   pgrx_data=$(server_dir pgrx-test-data)
   rm -rf "${pgrx_data:?}"/"$major"-*
   cargo pgrx test "pg$major" --runas "$PG_OS_USER" --pgdata "$pgrx_data"

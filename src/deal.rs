@@ -1,419 +1,308 @@
-//! Dealing hands from a shuffled deck (seed 000's Dou Dizhu deal).
-//!
-//! Dou Dizhu deals the 54 cards to three seats: seat 1 gets the first 17 cards of the shuffled
-//! deck, seat 2 the next 17, seat 3 the next 17, and the last 3 are the extra (landlord) cards.
-//! The first bidder is drawn uniformly from the three seats after the shuffle, from the same
-//! stream.
+//! SQL functions for dealing: deal_cards and its tables, card labels, deal_hands.
 
-use crate::cards::{new_deck, DECK_SIZE};
-use crate::error::{Error, ErrorKind};
-use crate::rng::Stream;
-use crate::shuffle::{fisher_yates, MAX_ARRAY_ITEMS};
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::prelude::*;
+use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
-/// Seats at a Dou Dizhu desk.
-pub const SEATS: usize = 3;
-/// Cards each seat is dealt.
-pub const HAND_SIZE: usize = 17;
-/// Cards left over for the landlord.
-pub const EXTRA_CARDS: usize = DECK_SIZE - SEATS * HAND_SIZE;
+use crate::statements::{self, ExtensionSchema};
+use crate::{check_for_interrupts, ok_or_raise};
+use dealcards_core::cards;
+use dealcards_core::deal::{self, DealSizes, DouDizhuDeal};
+use dealcards_core::error::Error;
 
-/// One Dou Dizhu deal: three hands, the extra cards and the seat that bids first (1..3).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DouDizhuDeal {
-    pub hands: [[i32; HAND_SIZE]; SEATS],
-    pub extra: [i32; EXTRA_CARDS],
-    pub first_bidder: u8,
-}
+extension_sql_file!("../sql/dealing.sql", name = "dealing_tables");
 
-impl DouDizhuDeal {
-    /// Shuffles a fresh deck with Fisher-Yates, splits it, then draws the first bidder.
-    pub fn deal(stream: &mut Stream) -> Self {
-        let mut deck = new_deck();
-        fisher_yates(&mut deck, stream, &mut || {});
-        let first_bidder = first_bidder(stream);
-        DouDizhuDeal::from_shuffled(&deck, first_bidder)
-    }
-
-    /// Splits a shuffled deck in dealing order: 17, 17, 17, then the 3 extra cards.
-    pub fn from_shuffled(deck: &[i32; DECK_SIZE], first_bidder: u8) -> Self {
-        let mut chunks = deck.chunks_exact(HAND_SIZE);
-        let hands = std::array::from_fn(|_| {
-            chunks
-                .next()
-                .expect("the deck holds three hands")
-                .try_into()
-                .expect("a chunk holds one hand")
-        });
-        let extra = chunks
-            .remainder()
-            .try_into()
-            .expect("three cards remain after three hands");
-        DouDizhuDeal {
-            hands,
-            extra,
-            first_bidder,
-        }
-    }
-
-    /// The seat the seed's two opening bid records name: the one before the first bidder.
-    pub fn opening_bid_seat(&self) -> u8 {
-        previous_seat(self.first_bidder)
-    }
-}
-
-/// The seat that bids first, uniform in 1..3.
-pub fn first_bidder(stream: &mut Stream) -> u8 {
-    stream.below(SEATS as u32) as u8 + 1
-}
-
-/// The seat before `seat` in turn order (1 -> 3, 2 -> 1, 3 -> 2): seed 000's `prevPlayer`.
-pub fn previous_seat(seat: u8) -> u8 {
-    debug_assert!((1..=SEATS as u8).contains(&seat));
-    (seat + SEATS as u8 - 2) % SEATS as u8 + 1
-}
-
-/// A deal needs its desk's row: P0002 when there is none.
-pub fn check_desk_exists(desk_id: i32, exists: bool) -> Result<(), Error> {
-    if exists {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorKind::NotFound,
-            format!("desk {desk_id} does not exist"),
-        ))
-    }
-}
-
-/// A deal needs all three seats taken, and no more (a fourth seat is possible only where the
-/// seat CHECK was dropped): 55000 with the number seated otherwise.
-pub fn check_seats_taken(desk_id: i32, seated: i64) -> Result<(), Error> {
-    if seated == SEATS as i64 {
-        Ok(())
-    } else if seated > SEATS as i64 {
-        Err(Error::new(
-            ErrorKind::NotReady,
-            format!(
-                "desk {desk_id} has {seated} players seated; a Dou Dizhu deal needs exactly {SEATS} (seats 1 to {SEATS})"
-            ),
-        ))
-    } else {
-        Err(Error::new(
-            ErrorKind::NotReady,
-            format!(
-                "desk {desk_id} has {seated} of {SEATS} players seated; a deal needs all {SEATS}"
-            ),
-        ))
-    }
-}
-
-/// Sizes for [`deal_hands`], checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DealSizes {
-    pub players: usize,
-    pub hand_size: usize,
-    pub deck_size: usize,
-}
-
-impl DealSizes {
-    /// Accepts at least one player with at least one card each from a deck that holds them all
-    /// and fits in one array.
-    pub fn new(players: i32, hand_size: i32, deck_size: i32) -> Result<Self, Error> {
-        if players < 1 {
-            return Err(Error::invalid(format!(
-                "players must be at least 1, got {players}"
-            )));
-        }
-        if hand_size < 1 {
-            return Err(Error::invalid(format!(
-                "hand_size must be at least 1, got {hand_size}"
-            )));
-        }
-        if deck_size < 1 {
-            return Err(Error::invalid(format!(
-                "deck_size must be at least 1, got {deck_size}"
-            )));
-        }
-        let dealt = players as i64 * hand_size as i64;
-        if dealt > deck_size as i64 {
-            return Err(Error::invalid(format!(
-                "{players} hands of {hand_size} cards need {dealt} cards, more than the {deck_size} in the deck"
-            )));
-        }
-        if deck_size as usize > MAX_ARRAY_ITEMS {
-            return Err(Error::new(
-                ErrorKind::TooLarge,
-                format!(
-                    "deck_size {deck_size} is more than the {MAX_ARRAY_ITEMS} cards one array can hold"
-                ),
-            ));
-        }
-        Ok(DealSizes {
-            players: players as usize,
-            hand_size: hand_size as usize,
-            deck_size: deck_size as usize,
-        })
-    }
-}
-
-/// Shuffles cards 1..deck_size and deals `hand_size` cards to each seat 1..players in turn of
-/// the deck, then gives seat 0 the undealt rest (possibly empty). Rows come in deck order:
-/// seats 1, 2, ..., players, then 0.
-pub fn deal_hands(
-    sizes: DealSizes,
-    stream: &mut Stream,
-    check: &mut dyn FnMut(),
-) -> Vec<(i32, Vec<i32>)> {
-    let mut deck: Vec<i32> = (1..=sizes.deck_size as i32).collect();
-    fisher_yates(&mut deck, stream, check);
-    let dealt = sizes.players * sizes.hand_size;
-    let mut rows: Vec<(i32, Vec<i32>)> = deck[..dealt]
-        .chunks_exact(sizes.hand_size)
-        .enumerate()
-        .map(|(k, hand)| (k as i32 + 1, hand.to_vec()))
-        .collect();
-    // The rest keeps the deck's own allocation: a big deck is not copied once more.
-    deck.drain(..dealt);
-    rows.push((0, deck));
-    rows
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stats;
-
-    const ALPHA: f64 = 1e-4;
-
-    fn seeded(seed: u8) -> Stream {
-        Stream::from_seed([seed; 32])
-    }
-
-    fn all_cards(deal: &DouDizhuDeal) -> Vec<i32> {
-        let mut cards: Vec<i32> = deal.hands.iter().flatten().copied().collect();
-        cards.extend(deal.extra);
-        cards
-    }
-
-    #[test]
-    fn a_deal_uses_every_card_once() {
-        let mut stream = seeded(1);
-        for _ in 0..1000 {
-            let deal = DouDizhuDeal::deal(&mut stream);
-            let mut cards = all_cards(&deal);
-            cards.sort_unstable();
-            assert_eq!(cards, (1..=54).collect::<Vec<_>>());
-            assert!((1..=3).contains(&deal.first_bidder));
-        }
-    }
-
-    #[test]
-    fn deal_splits_the_fisher_yates_deck_then_draws_the_first_bidder() {
-        // The deck is the seeded shuffle of 1..54 for the counting seed, as computed by
-        // tests/reference/seeded_shuffle.py (the same vector shuffle.rs pins); the first bidder
-        // is that program's next `1 + below(3)` on the same stream (Stream.below after
-        // fisher_yates), which gives 3.
-        let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
-        let deal = DouDizhuDeal::deal(&mut Stream::from_seed(counting));
-        assert_eq!(
-            deal.hands,
-            [
-                [9, 29, 16, 43, 32, 49, 1, 24, 38, 20, 35, 47, 48, 46, 36, 52, 30],
-                [28, 5, 50, 18, 23, 44, 37, 21, 10, 7, 4, 11, 13, 34, 3, 12, 33],
-                [6, 14, 45, 41, 2, 26, 8, 39, 17, 19, 31, 42, 54, 51, 40, 53, 15],
-            ]
-        );
-        assert_eq!(deal.extra, [25, 22, 27]);
-        assert_eq!(deal.first_bidder, 3);
-        assert_eq!(deal.opening_bid_seat(), 2);
-    }
-
-    #[test]
-    fn previous_seat_is_the_seeds_prev_player() {
-        // Seed 000: player_no = prevPlayer(first bidder), 1 -> 3, 2 -> 1, 3 -> 2.
-        assert_eq!(previous_seat(1), 3);
-        assert_eq!(previous_seat(2), 1);
-        assert_eq!(previous_seat(3), 2);
-    }
-
-    #[test]
-    fn a_desk_needs_its_row_and_three_players() {
-        assert_eq!(check_desk_exists(7, true), Ok(()));
-        assert_eq!(check_seats_taken(7, 3), Ok(()));
-        let err = check_desk_exists(7, false).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NotFound);
-        assert_eq!(err.message, "desk 7 does not exist");
-        let err = check_seats_taken(-4, 2).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NotReady);
-        assert_eq!(
-            err.message,
-            "desk -4 has 2 of 3 players seated; a deal needs all 3"
-        );
-        let err = check_seats_taken(8, 0).unwrap_err();
-        assert_eq!(
-            err.message,
-            "desk 8 has 0 of 3 players seated; a deal needs all 3"
-        );
-        let err = check_seats_taken(9, 4).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NotReady);
-        assert_eq!(
-            err.message,
-            "desk 9 has 4 players seated; a Dou Dizhu deal needs exactly 3 (seats 1 to 3)"
-        );
-    }
-
-    #[test]
-    fn deal_sizes_refuse_nonsense() {
-        assert_eq!(
-            DealSizes::new(3, 17, 54),
-            Ok(DealSizes {
-                players: 3,
-                hand_size: 17,
-                deck_size: 54
+/// A hand given as int[]: NULL elements are not cards.
+fn hand(cards: Array<'_, i32>) -> Vec<i32> {
+    cards
+        .iter()
+        .map(|card| {
+            card.unwrap_or_else(|| {
+                crate::raise(Error::invalid(
+                    "a hand cannot hold NULL: every card is 1 to 54",
+                ))
             })
+        })
+        .collect()
+}
+
+/// A short readable label for a card 1..54: `A♣` .. `K♠`, `BJ` (small joker), `RJ` (big joker).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn card_label(card: i32) -> String {
+    ok_or_raise(cards::label(card))
+}
+
+/// The hand in Dou Dizhu order, lowest first: 3 .. K A 2, small joker, big joker.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn sort_hand(cards: Array<'_, i32>) -> Vec<i32> {
+    let mut hand = hand(cards);
+    ok_or_raise(cards::sort_hand(&mut hand));
+    hand
+}
+
+/// The hand in Dou Dizhu order as one line of labels.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn hand_labels(cards: Array<'_, i32>) -> String {
+    ok_or_raise(cards::hand_labels(&hand(cards)))
+}
+
+/// A fair deal without any table: `hand_size` cards of a shuffled 1..deck_size to each seat
+/// 1..players, and seat 0 holding the undealt rest.
+#[pg_extern(volatile, strict, parallel_safe)]
+fn deal_hands(
+    players: default!(i32, 3),
+    hand_size: default!(i32, 17),
+    deck_size: default!(i32, 54),
+) -> TableIterator<'static, (name!(seat, i32), name!(cards, Vec<i32>))> {
+    // Validate before touching the generator, so bad input never keys one.
+    let sizes = ok_or_raise(DealSizes::new(players, hand_size, deck_size));
+    let rows = ok_or_raise(crate::with_live(|stream| {
+        deal::deal_hands(sizes, stream, &mut check_for_interrupts)
+    }));
+    TableIterator::new(rows)
+}
+
+/// `dealcards.notify`: whether deal_cards sends its notification. Off lets a transaction that
+/// dealt be prepared for two-phase commit (PREPARE TRANSACTION refuses one that notified).
+static NOTIFY: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+pub(super) fn define_settings() {
+    GucRegistry::define_bool_guc(
+        c"dealcards.notify",
+        c"Whether deal_cards sends a notification on the desk's channel.",
+        c"Off: deal_cards sends no NOTIFY, so a transaction that dealt can be prepared for two-phase commit.",
+        &NOTIFY,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+}
+
+/// Locks the desk row: concurrent deals at one desk wait here, one after the other.
+const LOCK_DESK: &str =
+    "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+
+/// Counts the seated players and, when all three are there, writes the game, points the desk at
+/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
+/// sees the seats as they are then.
+const RECORD_DEAL: &str = "WITH seats AS (
+         SELECT pg_catalog.count(*) AS seated,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
+           FROM @extschema@.desk_player
+          WHERE desk_id OPERATOR(pg_catalog.=) $1
+     ), new_game AS (
+         INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
+                                       state_no, lord_no, p1_id, p2_id, p3_id, leader)
+         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
+           FROM seats s
+          WHERE s.seated OPERATOR(pg_catalog.=) 3
+         RETURNING game_id
+     ), desk_game AS (
+         UPDATE @extschema@.desk d SET cur_game_id = g.game_id FROM new_game g
+          WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+     ), opening_bids AS (
+         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
+         SELECT $1, g.game_id, $7, r.rec_idx, -1
+           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
+     ), first_bidder_note AS (
+         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
+         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
+           FROM new_game g
+     )
+     SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
+
+/// The SQL Server dealCards procedure: deals a Dou Dizhu game at a desk of three, in the caller's transaction.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    let schema = ExtensionSchema::of(fcinfo);
+    let (deal, game_id) = Spi::connect_mut(|client| {
+        let desk_exists =
+            !statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]).is_empty();
+        ok_or_raise(deal::check_desk_exists(desk_id, desk_exists));
+        let deal = ok_or_raise(crate::with_live(DouDizhuDeal::deal));
+        let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
+        let recorded = statements::run(
+            client,
+            &schema,
+            RECORD_DEAL,
+            &[
+                desk_id.into(),
+                p1.into(),
+                p2.into(),
+                p3.into(),
+                deal.extra.to_vec().into(),
+                (deal.first_bidder as i16).into(),
+                (deal.opening_bid_seat() as i16).into(),
+            ],
+        )
+        .first();
+        let seated = recorded
+            .get::<i64>(1)
+            .expect("seated is a bigint")
+            .expect("a count is never NULL");
+        // Nothing was written unless all three seats were taken.
+        ok_or_raise(deal::check_seats_taken(desk_id, seated));
+        let game_id = recorded
+            .get::<i64>(2)
+            .expect("game_id is a bigint")
+            .unwrap_or_else(|| {
+                // The statement inserts a game whenever three are seated; no id back means
+                // something of the user's (a trigger, a rule) kept the row out.
+                ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION,
+                    format!("no game was recorded for desk {desk_id}: a trigger or rule on game suppressed the insert"),
+                    "deal_cards writes nothing unless the game row is written; remove what keeps it out."
+                );
+            });
+        (deal, game_id)
+    });
+    let leader = deal.first_bidder;
+    let result = JsonB(serde_json::json!({ "desk": desk_id, "game": game_id, "leader": leader }));
+    if !NOTIFY.get() {
+        return result;
+    }
+    // Game servers LISTEN on their desk's channel; Postgres delivers the notification when (and
+    // only if) this transaction commits. The payload is the returned JSON, as jsonb prints it.
+    let channel = format!("dealcards_desk_{desk_id}");
+    let payload = format!(r#"{{"desk": {desk_id}, "game": {game_id}, "leader": {leader}}}"#);
+    // SAFETY: pg_notify takes two non-NULL text arguments.
+    unsafe {
+        pgrx::direct_function_call_as_datum(
+            pg_sys::pg_notify,
+            &[channel.into_datum(), payload.into_datum()],
         );
-        for (p, h, d, message) in [
-            (0, 17, 54, "players must be at least 1, got 0"),
-            (3, 0, 54, "hand_size must be at least 1, got 0"),
-            (3, -1, 54, "hand_size must be at least 1, got -1"),
-            (3, 17, 0, "deck_size must be at least 1, got 0"),
-            (
-                4,
-                17,
-                54,
-                "4 hands of 17 cards need 68 cards, more than the 54 in the deck",
-            ),
-            (
-                i32::MAX,
-                i32::MAX,
-                i32::MAX,
-                "2147483647 hands of 2147483647 cards need 4611686014132420609 cards, more than the 2147483647 in the deck",
-            ),
-        ] {
-            let err = DealSizes::new(p, h, d).unwrap_err();
-            assert_eq!(err.kind, ErrorKind::InvalidParameter);
-            assert_eq!(err.message, message);
+    }
+    result
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+
+    fn seat_desk(desk: i32, players: &[(i16, i64)]) {
+        Spi::run_with_args("INSERT INTO desk (desk_id) VALUES ($1)", &[desk.into()]).unwrap();
+        for &(seat, player) in players {
+            Spi::run_with_args(
+                "INSERT INTO desk_player VALUES ($1, $2, $3)",
+                &[desk.into(), seat.into(), player.into()],
+            )
+            .unwrap();
         }
-        let err = DealSizes::new(1, 1, i32::MAX).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::TooLarge);
     }
 
-    #[test]
-    fn deal_hands_deals_in_deck_order_with_the_rest_on_seat_zero() {
-        let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
-        let sizes = DealSizes::new(3, 17, 54).unwrap();
-        let rows = deal_hands(sizes, &mut Stream::from_seed(counting), &mut || {});
-        let dou_dizhu = DouDizhuDeal::deal(&mut Stream::from_seed(counting));
-        let seats: Vec<i32> = rows.iter().map(|r| r.0).collect();
-        assert_eq!(seats, [1, 2, 3, 0]);
-        for (row, hand) in rows.iter().zip(&dou_dizhu.hands) {
-            assert_eq!(row.1, hand);
-        }
-        assert_eq!(rows[3].1, dou_dizhu.extra);
+    fn one<T: FromDatum + IntoDatum>(sql: &str) -> T {
+        Spi::get_one::<T>(sql).unwrap().unwrap()
+    }
 
-        let rows = deal_hands(
-            DealSizes::new(4, 13, 52).unwrap(),
-            &mut seeded(2),
-            &mut || {},
+    #[pg_test]
+    fn card_label_sort_hand_hand_labels() {
+        assert_eq!(one::<String>("SELECT card_label(39)"), "10♥");
+        assert_eq!(one::<String>("SELECT card_label(53)"), "BJ");
+        assert_eq!(
+            one::<Vec<i32>>("SELECT sort_hand(ARRAY[54, 1, 9, 8, 53])"),
+            [9, 1, 8, 53, 54]
         );
-        assert_eq!(rows.len(), 5);
-        assert!(rows[..4].iter().all(|r| r.1.len() == 13));
-        assert!(rows[4].1.is_empty());
-        let mut cards: Vec<i32> = rows.iter().flat_map(|r| r.1.clone()).collect();
-        cards.sort_unstable();
-        assert_eq!(cards, (1..=52).collect::<Vec<_>>());
-    }
-
-    /// Card-by-destination counts: rows are cards 1..54, columns seat 1, 2, 3 and the extra.
-    fn card_by_destination(deals: impl Iterator<Item = DouDizhuDeal>) -> Vec<Vec<u64>> {
-        let mut counts = vec![vec![0u64; 4]; DECK_SIZE];
-        for deal in deals {
-            for (seat, hand) in deal.hands.iter().enumerate() {
-                for &card in hand {
-                    counts[card as usize - 1][seat] += 1;
-                }
-            }
-            for &card in &deal.extra {
-                counts[card as usize - 1][3] += 1;
-            }
-        }
-        counts
-    }
-
-    const DESTINATION_WEIGHTS: [f64; 4] = [17.0, 17.0, 17.0, 3.0];
-
-    /// A dealer shuffling with a broken shuffle from the fairness module.
-    fn broken_deal(shuffle: fn(&mut [i32], &mut Stream), stream: &mut Stream) -> DouDizhuDeal {
-        let mut deck = new_deck();
-        shuffle(&mut deck, stream);
-        DouDizhuDeal::from_shuffled(&deck, first_bidder(stream))
-    }
-
-    #[test]
-    fn card_by_destination_is_17_17_17_3_and_catches_biased_dealers() {
-        let deals = 20_000;
-        let mut stream = seeded(21);
-        let fair = card_by_destination((0..deals).map(|_| DouDizhuDeal::deal(&mut stream)));
-        let test = stats::chi_square_matrix(&fair, &DESTINATION_WEIGHTS);
-        assert_eq!(test.df, 159);
-        assert!(test.p_value > ALPHA, "fair dealer rejected: {test:?}");
-
-        let mut stream = seeded(21);
-        let naive = card_by_destination(
-            (0..deals).map(|_| broken_deal(crate::fairness::naive_swap, &mut stream)),
+        assert_eq!(
+            one::<String>("SELECT hand_labels(ARRAY[54, 1, 9, 8, 53])"),
+            "3♣ A♣ 2♠ BJ RJ"
         );
-        let test = stats::chi_square_matrix(&naive, &DESTINATION_WEIGHTS);
-        assert!(test.p_value < ALPHA, "naive shuffle not caught: {test:?}");
-
-        let mut stream = seeded(21);
-        let sattolo = card_by_destination(
-            (0..deals).map(|_| broken_deal(crate::fairness::sattolo, &mut stream)),
-        );
-        let test = stats::chi_square_matrix(&sattolo, &DESTINATION_WEIGHTS);
-        assert!(
-            test.p_value < ALPHA,
-            "Sattolo's algorithm not caught: {test:?}"
-        );
+        assert_eq!(one::<String>("SELECT hand_labels('{}')"), "");
     }
 
-    fn first_bidder_counts(draws: usize, mut draw: impl FnMut() -> u8) -> Vec<u64> {
-        let mut counts = vec![0u64; SEATS];
-        for _ in 0..draws {
-            counts[draw() as usize - 1] += 1;
-        }
-        counts
+    #[pg_test]
+    #[should_panic(expected = "card 55 is not a card: cards are numbered 1 to 54")]
+    fn card_label_rejects_55() {
+        Spi::run("SELECT card_label(55)").unwrap();
     }
 
-    #[test]
-    fn first_bidder_is_uniform_and_a_byte_modulo_draw_is_caught() {
-        // The byte modulo draw below gives seat 1 86 times in 256 instead of 85 1/3: over three
-        // million draws its expected chi-square is about 93 (df 2), four standard deviations
-        // above the 18.4 that p = 1e-4 needs, so the control is not a coin flip.
-        let draws = 3_000_000;
-        let mut stream = seeded(22);
-        let fair = first_bidder_counts(draws, || first_bidder(&mut stream));
-        let test = stats::chi_square_uniform(&fair);
-        assert_eq!(test.df, 2);
-        assert!(test.p_value > ALPHA, "fair first bidder rejected: {test:?}");
+    #[pg_test]
+    #[should_panic(expected = "a hand cannot hold NULL")]
+    fn sort_hand_rejects_null_cards() {
+        Spi::run("SELECT sort_hand(ARRAY[1, NULL])").unwrap();
+    }
 
-        // The seed's `abs(checksum(newid())) % 3 + 1` shape with an 8-bit random value.
-        let mut stream = seeded(22);
-        let biased = first_bidder_counts(draws, || (stream.next_u32() as u8) % 3 + 1);
-        let test = stats::chi_square_uniform(&biased);
-        assert!(
-            test.p_value < ALPHA,
-            "biased first bidder not caught: {test:?}"
+    #[pg_test]
+    fn deal_hands_defaults_to_dou_dizhu() {
+        let (rows, sizes, all) = Spi::get_three::<i64, String, bool>(
+            "SELECT count(*), string_agg(seat || ':' || cardinality(cards), ' ' ORDER BY seat),
+                    (SELECT array_agg(c ORDER BY c) FROM deal_hands() d, unnest(d.cards) c)
+                      = (SELECT array_agg(g) FROM generate_series(1, 54) g)
+               FROM deal_hands()",
+        )
+        .unwrap();
+        assert_eq!(rows, Some(4));
+        assert_eq!(sizes.as_deref(), Some("0:3 1:17 2:17 3:17"));
+        assert_eq!(all, Some(true));
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "4 hands of 17 cards need 68 cards, more than the 54 in the deck")]
+    fn deal_hands_rejects_too_many_hands() {
+        Spi::run("SELECT * FROM deal_hands(4)").unwrap();
+    }
+
+    #[pg_test]
+    fn deal_cards_records_every_step() {
+        seat_desk(7, &[(1, 101), (2, 102), (3, 103)]);
+        let result = one::<pgrx::JsonB>("SELECT deal_cards(7)").0;
+        let game = result["game"].as_i64().unwrap();
+        let leader = result["leader"].as_i64().unwrap();
+        assert_eq!(result["desk"], 7);
+        assert!((1..=3).contains(&leader));
+        let args = [game.into()];
+        let valid = Spi::get_one_with_args::<bool>(
+            "SELECT (SELECT array_agg(c ORDER BY c)
+                       FROM unnest(p1_cards || p2_cards || p3_cards || extra_cards) c)
+                      = (SELECT array_agg(g) FROM generate_series(1, 54) g)
+                    AND (p1_id, p2_id, p3_id) = (101, 102, 103)
+                    AND state_no = 1 AND lord_no = 0 AND desk_id = 7
+               FROM game WHERE game_id = $1",
+            &args,
+        )
+        .unwrap();
+        assert_eq!(valid, Some(true));
+        assert_eq!(
+            one::<i64>("SELECT cur_game_id FROM desk WHERE desk_id = 7"),
+            game
         );
+        let bids = Spi::get_one_with_args::<String>(
+            "SELECT string_agg(concat_ws(',', player_no, rec_idx, bid_size), ' ' ORDER BY rec_idx DESC)
+               FROM bid_record WHERE desk_id = 7 AND game_id = $1",
+            &args,
+        )
+        .unwrap()
+        .unwrap();
+        let before = [3, 1, 2][leader as usize - 1];
+        assert_eq!(bids, format!("{before},0,-1 {before},-1,-1"));
+        let note = one::<String>(
+            "SELECT concat_ws(',', player_no, note_type, flag, body) FROM note WHERE desk_id = 7",
+        );
+        assert_eq!(note, format!("{leader},3,y,{leader}#{game}"));
     }
 
-    #[test]
-    fn the_deals_first_bidder_is_uniform_too() {
-        // The same check over whole deals: the draw after the shuffle is not tied to it.
-        let mut stream = seeded(23);
-        let counts = first_bidder_counts(30_000, || DouDizhuDeal::deal(&mut stream).first_bidder);
-        let test = stats::chi_square_uniform(&counts);
-        assert!(
-            test.p_value > ALPHA,
-            "deal's first bidder rejected: {test:?}"
+    #[pg_test]
+    #[should_panic(expected = "desk 8 does not exist")]
+    fn deal_cards_unknown_desk() {
+        Spi::run("SELECT deal_cards(8)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "desk 9 has 2 of 3 players seated; a deal needs all 3")]
+    fn deal_cards_needs_three_players() {
+        seat_desk(9, &[(1, 1), (3, 3)]);
+        Spi::run("SELECT deal_cards(9)").unwrap();
+    }
+
+    #[pg_test]
+    fn deal_cards_null_desk_is_null() {
+        assert_eq!(
+            Spi::get_one::<pgrx::JsonB>("SELECT deal_cards(NULL)")
+                .unwrap()
+                .map(|j| j.0),
+            None
         );
     }
 }

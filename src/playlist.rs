@@ -1,1192 +1,660 @@
-//! Shuffle play and random play for playlists (seed 003's next/previous queue).
+//! SQL functions for shuffle queues, with their state in the extension's tables.
 //!
-//! Seed 003 keeps a playlist as a circular queue with two pointers: `*`, the newest pick, and
-//! `^`, the play position. On *next*, when `^` is at `*`, both advance one place and the track
-//! there is swapped with one chosen uniformly among the next `window` places, and that track
-//! plays; when `^` is behind `*` (the listener went back), `^` just advances and replays. On
-//! *previous*, `^` steps back. A track that just played sits behind `*` and is out of reach of
-//! the window until `*` has gone round the circle: it does not come back for `length - window`
-//! picks, and the places behind `*` are a history of what played.
-//!
-//! Here the circle is unrolled onto a tape of positions that only ever grows at its ends, so a
-//! track can be added or removed without renumbering the others. The tape holds the queue's
-//! tracks at `front .. front + tracks`; its last places are the history, in play order, the
-//! newest pick (`*`) at the very end. A pick draws a track from the window at the front, moves
-//! it to the end, and moves the front track into the drawn track's place. With `p mod length` as
-//! the seed's circle position this is exactly the seed's queue: the drawn track's place is
-//! swapped with the front place, and the front place, relabelled `front + length`, is where the
-//! circle's `*` moves to. Every step touches two positions, whatever the length.
-//!
-//! *Random* play (with replacement) is the same machine with a different window: it draws from
-//! every track except the last `window` played, which are exactly the last places of the tape.
-//!
-//! The queue state here is plain data; the positions live behind the [`Tape`] trait (a table in
-//! SQL, a `VecDeque` in the tests).
+//! Every function locks the queue row (FOR UPDATE) before it reads the state, so two sessions
+//! pressing next on one queue take turns and get two successive picks. The algorithm is
+//! `dealcards_core::playlist`; this layer loads a queue's row, hands the core a [`Tape`] over the
+//! queue's rows in shuffle_queue_track, and stores the row back. Statements are run the one
+//! way of [`crate::statements`]: kept plans, qualified names only.
 
-use crate::error::{Error, ErrorKind};
-use crate::rng::Stream;
-use crate::shuffle::fisher_yates;
+use pgrx::datum::DatumWithOid;
+use pgrx::prelude::*;
+use pgrx::spi::{SpiClient, SpiTupleTable};
 
-/// How a queue chooses its next track.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Seed 003's shuffle: a uniform pick among the next `window` places of the circle.
-    Shuffle,
-    /// Picks with replacement, never one of the last `window` tracks played.
-    Random,
+use crate::arrays::IntArray;
+use crate::statements::{self, ExtensionSchema};
+use crate::{check_for_interrupts, ok_or_raise, raise};
+use dealcards_core::error::{Error, ErrorKind};
+use dealcards_core::playlist::{check_playlist, starting_order, Mode, Queue, Tape};
+
+extension_sql_file!("../sql/playlist.sql", name = "playlist_tables");
+
+/// The first column of the first row, if there is a row.
+fn first_value<T: FromDatum + IntoDatum>(table: SpiTupleTable) -> Option<T> {
+    if table.is_empty() {
+        return None;
+    }
+    table
+        .first()
+        .get_one::<T>()
+        .unwrap_or_else(|e| error!("cannot read a shuffle queue row: {e}"))
 }
 
-impl Mode {
-    pub fn parse(name: &str) -> Result<Mode, Error> {
-        match name {
-            "shuffle" => Ok(Mode::Shuffle),
-            "random" => Ok(Mode::Random),
-            _ => Err(Error::invalid(format!(
-                "unknown shuffle queue mode \"{name}\": expected \"shuffle\" or \"random\""
-            ))),
-        }
-    }
+fn no_such_queue(queue_id: i64) -> ! {
+    raise(Error::new(
+        ErrorKind::NotFound,
+        format!("shuffle queue {queue_id} does not exist"),
+    ))
+}
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Shuffle => "shuffle",
-            Mode::Random => "random",
-        }
-    }
+const LOAD: &str = "SELECT mode, window_size, tracks, front, history, behind \
+                    FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1";
+const LOAD_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, history, behind \
+                               FROM @extschema@.shuffle_queue \
+                               WHERE queue_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
-    /// The window a queue of `tracks` tracks gets when none is given: the seed's length / 2
-    /// (at least 1 in shuffle mode, where the window is what a pick draws from).
-    fn default_window(self, tracks: u64) -> u64 {
-        match self {
-            Mode::Shuffle => (tracks / 2).max(1),
-            Mode::Random => tracks / 2,
-        }
+/// Reads a queue's row, locking it when the caller will change the queue.
+fn load(client: &mut SpiClient, schema: &ExtensionSchema, queue_id: i64, lock: bool) -> Queue {
+    let sql = if lock { LOAD_FOR_UPDATE } else { LOAD };
+    let table = statements::run(client, schema, sql, &[queue_id.into()]);
+    if table.is_empty() {
+        no_such_queue(queue_id);
     }
-
-    /// The windows that fit `tracks` tracks. Shuffle: 1 ..= length - 1, so the track that just
-    /// played is never drawn again at once. Random: 1 ..= length - 1, so at least one track is
-    /// left to draw from. A one-track queue can only repeat its track (window 1 in shuffle
-    /// mode, 0 in random mode).
-    fn window_range(self, tracks: u64) -> (u64, u64) {
-        match self {
-            Mode::Shuffle => (1, (tracks - 1).max(1)),
-            Mode::Random => ((tracks - 1).min(1), tracks - 1),
-        }
+    let row = table.first();
+    let column = |n: usize| -> i64 {
+        row.get::<i64>(n)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| error!("shuffle queue {queue_id} has a broken row"))
+    };
+    let mode: String = row.get(1).ok().flatten().unwrap_or_default();
+    let window: Option<i32> = row.get(2).ok().flatten();
+    Queue {
+        mode: ok_or_raise(Mode::parse(&mode)),
+        window: window.map(|w| w as u64),
+        tracks: column(3) as u64,
+        front: column(4),
+        history: column(5) as u64,
+        behind: column(6) as u64,
     }
 }
 
-/// Draws a uniform integer in `0..bound` (`bound >= 1`).
-pub trait Draw {
-    fn draw(&mut self, bound: u64) -> u64;
+/// Writes back the parts of a queue's row a step changes.
+fn store(client: &mut SpiClient, schema: &ExtensionSchema, queue_id: i64, queue: &Queue) {
+    statements::run(
+        client,
+        schema,
+        "UPDATE @extschema@.shuffle_queue \
+            SET tracks = $2, front = $3, history = $4, behind = $5 \
+          WHERE queue_id OPERATOR(pg_catalog.=) $1",
+        &[
+            queue_id.into(),
+            (queue.tracks as i64).into(),
+            queue.front.into(),
+            (queue.history as i64).into(),
+            (queue.behind as i64).into(),
+        ],
+    );
 }
 
-impl Draw for Stream {
-    fn draw(&mut self, bound: u64) -> u64 {
-        // Equal to Stream::below for every bound below 2^32.
-        self.below_u64(bound)
-    }
+/// A queue's positions: its rows in shuffle_queue_track, one per position.
+struct TableTape<'a, 'conn> {
+    client: &'a mut SpiClient<'conn>,
+    schema: &'a ExtensionSchema,
+    queue_id: i64,
 }
 
-/// Where a queue keeps its tracks: one track per position, the positions a contiguous range.
-/// Positions are `i64`; the tape grows at the end on every pick and at the front on every add.
-/// Every operation touches O(1) positions except the two history shifts used by
-/// [`Queue::remove`].
-pub trait Tape {
-    /// The track at a position of the queue.
-    fn track_at(&mut self, position: i64) -> i64;
-    /// Where a track is, if the queue holds it.
-    fn find(&mut self, track: i64) -> Option<i64>;
-    /// A pick: the track at `drawn` moves to the new position `end` (just past the last one)
-    /// and the track at `front` takes its place; `front` is then no longer a position. When
-    /// `drawn == front`, the front track simply moves to `end`. Returns the drawn track.
-    fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64;
-    /// An add: the new position `new_front` (just before the front) takes the track at
-    /// `target`, and `target` takes `track`. When `target == new_front`, `track` goes there.
-    fn insert_front(&mut self, new_front: i64, target: i64, track: i64);
-    /// A removal outside the history: the front track moves into `hole`, whose track leaves
-    /// the queue; `front` is then no longer a position. When `hole == front` it just goes.
-    fn fill_from_front(&mut self, front: i64, hole: i64);
-    /// A removal inside the history, closing the gap from above: the tracks at
-    /// `hole + 1 ..= last` each move one position down and `last` is no longer a position.
-    fn close_down(&mut self, hole: i64, last: i64);
-    /// A removal inside the history, closing the gap from below: the tracks at
-    /// `start .. hole` each move one position up; then `start` is filled from the front as in
-    /// [`Tape::fill_from_front`].
-    fn close_up(&mut self, front: i64, start: i64, hole: i64);
-}
-
-/// The state of one queue: everything but its positions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Queue {
-    pub mode: Mode,
-    /// The window given at creation, or `None` for the default, which follows the length.
-    pub window: Option<u64>,
-    /// How many tracks the queue holds.
-    pub tracks: u64,
-    /// The first position of the tape.
-    pub front: i64,
-    /// How many of the last positions are history (tracks played, oldest first).
-    pub history: u64,
-    /// How many places `^` (the play position) is behind `*` (the newest pick).
-    pub behind: u64,
-}
-
-/// Checks a playlist: at least one track, none twice. Sorts the tracks in place to find
-/// duplicates; the queue's order comes from [`starting_order`] afterwards, whatever this one is.
-pub fn check_playlist(tracks: &mut [i64]) -> Result<(), Error> {
-    if tracks.is_empty() {
-        return Err(Error::invalid("a shuffle queue needs at least one track"));
-    }
-    tracks.sort_unstable();
-    if let Some(pair) = tracks.windows(2).find(|pair| pair[0] == pair[1]) {
-        return Err(Error::invalid(format!(
-            "track {} appears more than once in the playlist",
-            pair[0]
-        )));
-    }
-    Ok(())
-}
-
-/// Shuffles a checked playlist (Fisher-Yates), as the seed suggests, so the queue starts in a
-/// random order: the tape's initial content, positions 0, 1, ...
-pub fn starting_order(tracks: &mut [i64], stream: &mut Stream, check: &mut dyn FnMut()) {
-    fisher_yates(tracks, stream, check);
-}
-
-impl Queue {
-    /// A new queue over `tracks` tracks at positions `0 .. tracks`, nothing played yet.
-    pub fn new(mode: Mode, tracks: usize, window: Option<i64>) -> Result<Queue, Error> {
-        if tracks == 0 {
-            return Err(Error::invalid("a shuffle queue needs at least one track"));
-        }
-        let tracks = tracks as u64;
-        let window = match window {
-            None => None,
-            Some(w) => {
-                let (low, high) = mode.window_range(tracks);
-                match u64::try_from(w) {
-                    Ok(w) if (low..=high).contains(&w) => Some(w),
-                    _ => {
-                        return Err(Error::invalid(format!(
-                            "window {w} does not fit a {} queue of {tracks} track{}: it must be {}",
-                            mode.name(),
-                            if tracks == 1 { "" } else { "s" },
-                            if low == high {
-                                format!("{low}")
-                            } else {
-                                format!("between {low} and {high}")
-                            }
-                        )))
-                    }
-                }
-            }
-        };
-        Ok(Queue {
-            mode,
-            window,
-            tracks,
-            front: 0,
-            history: 0,
-            behind: 0,
-        })
+impl TableTape<'_, '_> {
+    fn run(&mut self, sql: &'static str, more: &[i64]) -> SpiTupleTable<'_> {
+        let mut args: Vec<DatumWithOid> = vec![self.queue_id.into()];
+        args.extend(more.iter().map(|&v| DatumWithOid::from(v)));
+        statements::run(self.client, self.schema, sql, &args)
     }
 
-    /// The window in force: the default for the current length, or the one given, brought
-    /// into range if removals have since made the queue too short for it.
-    pub fn window_size(&self) -> u64 {
-        match self.window {
-            None => self.mode.default_window(self.tracks),
-            Some(w) => {
-                let (low, high) = self.mode.window_range(self.tracks);
-                w.clamp(low, high)
-            }
-        }
-    }
-
-    /// How many tracks the history can hold, the newest pick included. Shuffle: the places the
-    /// window cannot reach (length - window) plus the oldest, which the window reaches next.
-    /// Random: the `window` tracks kept out of the draw, plus the one that just came back in.
-    pub fn history_limit(&self) -> u64 {
-        match self.mode {
-            Mode::Shuffle => self.tracks - self.window_size() + 1,
-            Mode::Random => self.window_size() + 1,
-        }
-    }
-
-    /// How many places, from the front, the next pick draws from.
-    pub fn eligible(&self) -> u64 {
-        match self.mode {
-            Mode::Shuffle => self.window_size(),
-            Mode::Random => self.tracks - self.history.min(self.window_size()),
-        }
-    }
-
-    /// The position of `*`, the newest pick (the last position of the tape).
-    pub fn newest(&self) -> i64 {
-        self.front + self.tracks as i64 - 1
-    }
-
-    /// The position of `^`, the track playing, or `None` before the first pick.
-    pub fn playing(&self) -> Option<i64> {
-        (self.history > 0).then(|| self.newest() - self.behind as i64)
-    }
-
-    /// The first position of the history.
-    fn history_start(&self) -> i64 {
-        self.front + (self.tracks - self.history) as i64
-    }
-
-    /// The track playing, or `None` before the first pick.
-    pub fn current(&self, tape: &mut dyn Tape) -> Option<i64> {
-        self.playing().map(|position| tape.track_at(position))
-    }
-
-    /// The next track: a replay when `^` is behind `*`, else a new pick.
-    pub fn next(&mut self, tape: &mut dyn Tape, draw: &mut dyn Draw) -> i64 {
-        if self.behind > 0 {
-            self.behind -= 1;
-            return tape.track_at(self.newest() - self.behind as i64);
-        }
-        let drawn = self.front + draw.draw(self.eligible()) as i64;
-        let end = self.front + self.tracks as i64;
-        let track = tape.pick(self.front, drawn, end);
-        self.front += 1;
-        self.history = (self.history + 1).min(self.history_limit());
-        track
-    }
-
-    /// The previous track: `^` steps back through the history. At the oldest track remembered,
-    /// `^` stays and that track plays again; before the first pick there is none.
-    pub fn prev(&mut self, tape: &mut dyn Tape) -> Option<i64> {
-        if self.history == 0 {
-            return None;
-        }
-        self.behind = (self.behind + 1).min(self.history - 1);
-        self.current(tape)
-    }
-
-    /// Adds a track at a uniformly random place among those not in the history.
-    pub fn add(
-        &mut self,
-        tape: &mut dyn Tape,
-        draw: &mut dyn Draw,
-        track: i64,
-    ) -> Result<(), Error> {
-        if tape.find(track).is_some() {
-            return Err(Error::invalid(format!(
-                "track {track} is already in the queue"
-            )));
-        }
-        let new_front = self.front - 1;
-        let places = self.tracks + 1 - self.history;
-        let target = new_front + draw.draw(places) as i64;
-        tape.insert_front(new_front, target, track);
-        self.front = new_front;
-        self.tracks += 1;
-        self.fit_history();
-        Ok(())
-    }
-
-    /// Takes a track out. The history keeps its order without it; if it was the track playing,
-    /// `^` moves to the track played before it (or, at the oldest, after it).
-    pub fn remove(&mut self, tape: &mut dyn Tape, track: i64) -> Result<(), Error> {
-        let Some(hole) = tape.find(track) else {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!("track {track} is not in the queue"),
-            ));
-        };
-        if self.tracks == 1 {
-            return Err(Error::invalid(format!(
-                "track {track} is the only one in the queue: drop the queue instead"
-            )));
-        }
-        let start = self.history_start();
-        if hole < start {
-            tape.fill_from_front(self.front, hole);
-            self.front += 1;
-        } else {
-            let last = self.newest();
-            let newer = (last - hole) as u64;
-            let older = self.history - 1 - newer;
-            // ^ keeps its track, or if that is the one leaving, takes the one played before
-            // it (fit_history below moves it to the next one when it was the oldest).
-            if newer < self.behind {
-                self.behind -= 1;
-            }
-            if newer <= older {
-                tape.close_down(hole, last);
-            } else {
-                tape.close_up(self.front, start, hole);
-                self.front += 1;
-            }
-            self.history -= 1;
-        }
-        self.tracks -= 1;
-        self.fit_history();
-        Ok(())
-    }
-
-    /// Trims the history to its limit after the length or window changed.
-    fn fit_history(&mut self) {
-        self.history = self.history.min(self.history_limit());
-        self.behind = self.behind.min(self.history.saturating_sub(1));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::{HashMap, HashSet, VecDeque};
-
-    /// The positions in memory: `tracks[i]` is at position `base + i`.
-    #[derive(Debug, Clone)]
-    struct MemoryTape {
-        base: i64,
-        tracks: VecDeque<i64>,
-    }
-
-    impl MemoryTape {
-        fn new(tracks: &[i64]) -> Self {
-            MemoryTape {
-                base: 0,
-                tracks: tracks.iter().copied().collect(),
-            }
-        }
-
-        fn index(&self, position: i64) -> usize {
-            let i = position - self.base;
-            assert!(
-                (0..self.tracks.len() as i64).contains(&i),
-                "position {position} is not on the tape"
-            );
-            i as usize
-        }
-
-        fn last(&self) -> i64 {
-            self.base + self.tracks.len() as i64 - 1
-        }
-
-        fn contents(&self) -> Vec<i64> {
-            self.tracks.iter().copied().collect()
-        }
-    }
-
-    impl Tape for MemoryTape {
-        fn track_at(&mut self, position: i64) -> i64 {
-            self.tracks[self.index(position)]
-        }
-
-        fn find(&mut self, track: i64) -> Option<i64> {
-            self.tracks
-                .iter()
-                .position(|&t| t == track)
-                .map(|i| self.base + i as i64)
-        }
-
-        fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64 {
-            assert_eq!(front, self.base);
-            assert_eq!(end, self.last() + 1);
-            let d = self.index(drawn);
-            self.tracks.swap(0, d);
-            let track = self.tracks.pop_front().unwrap();
-            self.base += 1;
-            self.tracks.push_back(track);
-            track
-        }
-
-        fn insert_front(&mut self, new_front: i64, target: i64, track: i64) {
-            assert_eq!(new_front, self.base - 1);
-            self.tracks.push_front(track);
-            self.base -= 1;
-            let t = self.index(target);
-            self.tracks.swap(0, t);
-        }
-
-        fn fill_from_front(&mut self, front: i64, hole: i64) {
-            assert_eq!(front, self.base);
-            let h = self.index(hole);
-            self.tracks.swap(0, h);
-            self.tracks.pop_front();
-            self.base += 1;
-        }
-
-        fn close_down(&mut self, hole: i64, last: i64) {
-            assert_eq!(last, self.last());
-            let h = self.index(hole);
-            self.tracks.remove(h);
-        }
-
-        fn close_up(&mut self, front: i64, start: i64, hole: i64) {
-            assert_eq!(front, self.base);
-            let (s, h) = (self.index(start), self.index(hole));
-            assert!(s <= h);
-            for i in (s..h).rev() {
-                self.tracks[i + 1] = self.tracks[i];
-            }
-            self.fill_from_front(front, start);
-        }
-    }
-
-    /// Draws that come from a script, recording every bound asked for.
-    struct Scripted {
-        choices: VecDeque<u64>,
-        bounds: Vec<u64>,
-    }
-
-    impl Scripted {
-        fn new(choices: &[u64]) -> Self {
-            Scripted {
-                choices: choices.iter().copied().collect(),
-                bounds: Vec::new(),
-            }
-        }
-    }
-
-    impl Draw for Scripted {
-        fn draw(&mut self, bound: u64) -> u64 {
-            self.bounds.push(bound);
-            let choice = self.choices.pop_front().expect("script ran out");
-            assert!(choice < bound, "scripted {choice} outside 0..{bound}");
-            choice
-        }
-    }
-
-    /// Wraps a draw and records the bounds and results.
-    struct Recorded<'a> {
-        inner: &'a mut dyn Draw,
-        log: Vec<(u64, u64)>,
-    }
-
-    impl Draw for Recorded<'_> {
-        fn draw(&mut self, bound: u64) -> u64 {
-            let value = self.inner.draw(bound);
-            self.log.push((bound, value));
-            value
-        }
-    }
-
-    fn letters(text: &str) -> Vec<i64> {
-        text.bytes().map(|b| b as i64).collect()
-    }
-
-    fn text(tracks: &[i64]) -> String {
-        tracks.iter().map(|&t| t as u8 as char).collect()
-    }
-
-    /// The seed's picture of the circle: position p of the tape is place p mod length.
-    fn circle(queue: &Queue, tape: &MemoryTape) -> String {
-        let n = queue.tracks as usize;
-        let mut places = vec![0i64; n];
-        for (i, &track) in tape.tracks.iter().enumerate() {
-            let position = tape.base + i as i64;
-            places[position.rem_euclid(n as i64) as usize] = track;
-        }
-        text(&places)
-    }
-
-    /// The seed's pointer line: `^` and `*` under their circle places (`^` alone when equal).
-    fn pointers(queue: &Queue) -> String {
-        let n = queue.tracks as i64;
-        let star = queue.newest().rem_euclid(n) as usize;
-        let caret = queue.playing().unwrap().rem_euclid(n) as usize;
-        let mut line = vec![b' '; n as usize];
-        line[star] = b'*';
-        line[caret] = b'^';
-        String::from_utf8(line).unwrap().trim_end().to_string()
-    }
-
-    fn seeded(seed: u8) -> Stream {
-        Stream::from_seed([seed; 32])
-    }
-
-    fn seed_queue() -> (Queue, MemoryTape) {
-        let tracks = letters("ABCDEFGHIJKLMN");
-        let queue = Queue::new(Mode::Shuffle, tracks.len(), Some(7)).unwrap();
-        (queue, MemoryTape::new(&tracks))
-    }
-
-    #[test]
-    fn the_seeds_walk_through_with_its_own_choices() {
-        // Seed 003, 14 tracks ABCDEFGHIJKLMN, window 7 = 14 * 0.5, before any shuffle. The
-        // pictures below are copied from the seed; the choices are the seed's: "suppose we
-        // choose E" (offset 4 in ABCDEFG), then H (offset 6 in BCDAFGH), then nine picks that
-        // leave the circle as it is (offset 0), then H (offset 4 in LMNEHCD).
-        let (mut queue, mut tape) = seed_queue();
-        let mut draws = Scripted::new(&[4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]);
-
-        assert_eq!(queue.next(&mut tape, &mut draws), 'E' as i64);
-        assert_eq!(circle(&queue, &tape), "EBCDAFGHIJKLMN");
-        assert_eq!(pointers(&queue), "^");
-
-        assert_eq!(queue.next(&mut tape, &mut draws), 'H' as i64);
-        assert_eq!(circle(&queue, &tape), "EHCDAFGBIJKLMN");
-        assert_eq!(pointers(&queue), " ^");
-
-        for expected in "CDAFGBIJK".chars() {
-            assert_eq!(queue.next(&mut tape, &mut draws), expected as i64);
-        }
-        assert_eq!(circle(&queue, &tape), "EHCDAFGBIJKLMN");
-        assert_eq!(pointers(&queue), "          ^");
-        // The window the seed names for the next pick: "LMNEHCD".
-        let window: String = (0..queue.eligible() as i64)
-            .map(|k| tape.track_at(queue.front + k) as u8 as char)
-            .collect();
-        assert_eq!(window, "LMNEHCD");
-
-        assert_eq!(queue.next(&mut tape, &mut draws), 'H' as i64);
-        assert_eq!(circle(&queue, &tape), "ELCDAFGBIJKHMN");
-        assert_eq!(pointers(&queue), "           ^");
-
-        // Previous: only ^ moves, and K (what played before H) plays again.
-        assert_eq!(queue.prev(&mut tape), Some('K' as i64));
-        assert_eq!(pointers(&queue), "          ^*");
-        assert_eq!(queue.prev(&mut tape), Some('J' as i64));
-        assert_eq!(pointers(&queue), "         ^ *");
-        // Next with ^ behind *: ^ just advances, nothing is drawn, the circle stays.
-        assert_eq!(queue.next(&mut tape, &mut draws), 'K' as i64);
-        assert_eq!(pointers(&queue), "          ^*");
-        assert_eq!(circle(&queue, &tape), "ELCDAFGBIJKHMN");
-        // Every draw asked for the seed's window of 7, and the script was used up exactly.
-        assert_eq!(draws.bounds, vec![7; 12]);
-        assert!(draws.choices.is_empty());
-    }
-
-    #[test]
-    fn the_seeds_walk_through_with_a_fixed_seed() {
-        // The same 14 tracks and window 7, the choices now from the seeded ChaCha20 stream. At
-        // every pick, checked by hand against the seed's rule: the window is the 7 circle places
-        // after *, (p1 + 0 .. p1 + 7) mod 14; the drawn track comes from that window; it is
-        // swapped with the track at p1, the new play position, and nothing else moves.
-        let (mut queue, mut tape) = seed_queue();
-        let mut stream = seeded(3);
-        let mut played = Vec::new();
-        for step in 0..40 {
-            let before = circle(&queue, &tape);
-            let p1 = ((step as i64) % 14) as usize; // ^ and * start at place 14 (index 13).
-            let window: Vec<usize> = (0..7).map(|k| (p1 + k) % 14).collect();
-            let mut recorded = Recorded {
-                inner: &mut stream,
-                log: Vec::new(),
-            };
-            let track = queue.next(&mut tape, &mut recorded);
-            assert_eq!(recorded.log.len(), 1, "one draw per pick");
-            let (bound, k) = recorded.log[0];
-            assert_eq!(bound, 7);
-            let drawn_place = window[k as usize];
-            let before: Vec<u8> = before.bytes().collect();
-            assert_eq!(track, before[drawn_place] as i64, "step {step}");
-            let mut expected = before.clone();
-            expected.swap(p1, drawn_place);
-            assert_eq!(
-                circle(&queue, &tape).as_bytes(),
-                &expected[..],
-                "step {step}"
-            );
-            assert_eq!(queue.newest().rem_euclid(14) as usize, p1);
-            assert_eq!(queue.playing(), Some(queue.newest()));
-            played.push(track);
-        }
-        // The seed's promise: nothing comes back within length - window = 7 picks.
-        for (i, track) in played.iter().enumerate() {
-            let next_time = played[i + 1..].iter().position(|t| t == track);
-            if let Some(gap) = next_time {
-                assert!(
-                    gap >= 7,
-                    "{} came back after {} picks",
-                    *track as u8 as char,
-                    gap + 1
-                );
-            }
-        }
-    }
-
-    /// Checks the tape holds exactly the queue's tracks and the state is consistent.
-    fn check_invariants(queue: &Queue, tape: &MemoryTape, all: &HashSet<i64>) {
-        assert_eq!(tape.base, queue.front);
-        assert_eq!(tape.tracks.len() as u64, queue.tracks);
-        let on_tape: HashSet<i64> = tape.tracks.iter().copied().collect();
-        assert_eq!(&on_tape, all);
-        assert!(queue.history <= queue.history_limit());
-        assert!(queue.behind < queue.history.max(1));
-        assert!(queue.eligible() >= 1 && queue.eligible() <= queue.tracks);
-        // The window reaches into the history by at most its oldest track.
-        assert!(queue.eligible() <= queue.tracks - queue.history + 1);
-    }
-
-    fn new_queue(
-        mode: Mode,
-        n: usize,
-        window: Option<i64>,
-        stream: &mut Stream,
-    ) -> (Queue, MemoryTape) {
-        let mut tracks: Vec<i64> = (1..=n as i64).collect();
-        check_playlist(&mut tracks).unwrap();
-        starting_order(&mut tracks, stream, &mut || {});
-        (
-            Queue::new(mode, n, window).unwrap(),
-            MemoryTape::new(&tracks),
+    fn missing(&self, position: i64) -> ! {
+        error!(
+            "shuffle queue {} has no track at position {position}: its rows were changed outside the shuffle_queue functions",
+            self.queue_id
         )
     }
+}
 
-    /// The streams the property tests run on: fixed seeds and one keyed by the OS (properties
-    /// hold for every stream, so the live one cannot make them flaky).
-    fn streams() -> Vec<Stream> {
-        let mut streams: Vec<Stream> = (20..26).map(seeded).collect();
-        streams.push(Stream::from_os().unwrap());
-        streams
+impl Tape for TableTape<'_, '_> {
+    fn track_at(&mut self, position: i64) -> i64 {
+        let table = self.run(
+            "SELECT track FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
+            &[position],
+        );
+        first_value(table).unwrap_or_else(|| self.missing(position))
     }
 
-    #[test]
-    fn shuffle_mode_never_repeats_within_length_minus_window() {
-        for mut stream in streams() {
-            for (n, window) in [
-                (14, Some(7)),
-                (10, None),
-                (2, None),
-                (9, Some(1)),
-                (9, Some(8)),
-                (50, Some(13)),
-                (1, None),
-            ] {
-                let (mut queue, mut tape) = new_queue(Mode::Shuffle, n, window, &mut stream);
-                let all: HashSet<i64> = tape.tracks.iter().copied().collect();
-                let w = queue.window_size() as usize;
-                let mut last_seen: HashMap<i64, usize> = HashMap::new();
-                for step in 0..20 * n + 200 {
-                    let track = queue.next(&mut tape, &mut stream);
-                    if let Some(&before) = last_seen.get(&track) {
-                        // At least length - window other picks in between.
-                        assert!(
-                            step - before > n - w,
-                            "n {n} w {w}: {track} after {}",
-                            step - before
-                        );
-                    }
-                    last_seen.insert(track, step);
-                    check_invariants(&queue, &tape, &all);
-                }
-                assert_eq!(last_seen.len(), n, "every track played");
+    fn find(&mut self, track: i64) -> Option<i64> {
+        let table = self.run(
+            "SELECT position FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
+            &[track],
+        );
+        first_value(table)
+    }
+
+    fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64 {
+        // One statement: the front row becomes position `end` holding the drawn track, the drawn
+        // row takes the front track (when drawn = front, the row just moves to `end`).
+        let table = self.run(
+            "UPDATE @extschema@.shuffle_queue_track t \
+                SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) $2 \
+                                    THEN $4 ELSE t.position END, \
+                    track = other.track \
+               FROM @extschema@.shuffle_queue_track other \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]) \
+                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND other.position OPERATOR(pg_catalog.=) \
+                    CASE WHEN t.position OPERATOR(pg_catalog.=) $2 THEN $3 ELSE $2 END \
+             RETURNING t.position, t.track",
+            &[front, drawn, end],
+        );
+        let mut played = None;
+        for row in table {
+            if row.get::<i64>(1).ok().flatten() == Some(end) {
+                played = row.get::<i64>(2).ok().flatten();
             }
         }
+        played.unwrap_or_else(|| self.missing(drawn))
     }
 
-    #[test]
-    fn random_mode_never_repeats_one_of_the_last_window_tracks() {
-        for mut stream in streams() {
-            for (n, window) in [
-                (10, None),
-                (10, Some(1)),
-                (10, Some(9)),
-                (2, None),
-                (1, None),
-                (30, Some(12)),
-            ] {
-                let (mut queue, mut tape) = new_queue(Mode::Random, n, window, &mut stream);
-                let all: HashSet<i64> = tape.tracks.iter().copied().collect();
-                let w = queue.window_size() as usize;
-                let mut played: Vec<i64> = Vec::new();
-                for _ in 0..30 * n + 200 {
-                    // Before each pick: the eligible tracks are all but the last `window` played.
-                    let recent: HashSet<i64> = played.iter().rev().take(w).copied().collect();
-                    let eligible: HashSet<i64> = (0..queue.eligible() as i64)
-                        .map(|k| tape.track_at(queue.front + k))
-                        .collect();
-                    let expected: HashSet<i64> = all.difference(&recent).copied().collect();
-                    assert_eq!(eligible, expected);
-                    let track = queue.next(&mut tape, &mut stream);
-                    assert!(!recent.contains(&track), "{track} was one of the last {w}");
-                    played.push(track);
-                    check_invariants(&queue, &tape, &all);
-                }
-                let distinct: HashSet<i64> = played.iter().copied().collect();
-                assert_eq!(distinct.len(), n, "every track played");
-                if n > 1 {
-                    assert!(
-                        played.windows(2).all(|p| p[0] != p[1]),
-                        "a track played twice in a row"
-                    );
-                }
-            }
-        }
-    }
-
-    /// A listener pressing next and previous at random, against a model of what they must hear:
-    /// previous walks back through what played (as far as the history reaches), next replays
-    /// forward, and only at the newest pick draws a new track.
-    fn walk(mode: Mode, n: usize, window: Option<i64>, stream: &mut Stream, presses: &mut Stream) {
-        let (mut queue, mut tape) = new_queue(mode, n, window, stream);
-        let depth = queue.history_limit() as usize - 1; // how far back previous can go
-        let mut played: Vec<i64> = Vec::new(); // every pick, in order
-        let mut at = 0usize; // how far ^ is behind the newest pick
-        assert_eq!(queue.prev(&mut tape), None);
-        assert_eq!(queue.current(&mut tape), None);
-        for _ in 0..3000 {
-            if presses.below(5) < 2 {
-                let heard = queue.prev(&mut tape);
-                if played.is_empty() {
-                    assert_eq!(heard, None);
-                    continue;
-                }
-                at = (at + 1).min(depth).min(played.len() - 1);
-                assert_eq!(heard, Some(played[played.len() - 1 - at]));
-            } else {
-                let heard = queue.next(&mut tape, stream);
-                if at > 0 {
-                    at -= 1;
-                    assert_eq!(heard, played[played.len() - 1 - at], "a replay");
-                } else {
-                    played.push(heard);
-                }
-            }
-            assert_eq!(
-                queue.current(&mut tape),
-                Some(played[played.len() - 1 - at])
+    fn insert_front(&mut self, new_front: i64, target: i64, track: i64) {
+        if target == new_front {
+            self.run(
+                "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+                 VALUES ($1, $2, $3)",
+                &[new_front, track],
             );
-            assert_eq!(queue.behind as usize, at);
+            return;
         }
+        let moved = self.run(
+            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+             SELECT $1, $2, track FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $3",
+            &[new_front, target],
+        );
+        if moved.len() != 1 {
+            self.missing(target);
+        }
+        self.run(
+            "UPDATE @extschema@.shuffle_queue_track SET track = $3 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
+            &[target, track],
+        );
     }
 
-    #[test]
-    fn previous_then_next_walk_through_what_played() {
-        let mut presses = seeded(99);
-        for mut stream in streams() {
-            walk(Mode::Shuffle, 14, Some(7), &mut stream, &mut presses);
-            walk(Mode::Shuffle, 10, None, &mut stream, &mut presses);
-            walk(Mode::Shuffle, 9, Some(1), &mut stream, &mut presses);
-            walk(Mode::Shuffle, 1, None, &mut stream, &mut presses);
-            walk(Mode::Random, 10, None, &mut stream, &mut presses);
-            walk(Mode::Random, 12, Some(3), &mut stream, &mut presses);
-            walk(Mode::Random, 2, None, &mut stream, &mut presses);
-        }
-    }
-
-    #[test]
-    fn previous_goes_back_as_far_as_the_history_reaches() {
-        // Shuffle, 10 tracks, window 4: the last 10 - 4 = 6 places behind * are history.
-        let mut stream = seeded(5);
-        let (mut queue, mut tape) = new_queue(Mode::Shuffle, 10, Some(4), &mut stream);
-        let picks: Vec<i64> = (0..25)
-            .map(|_| queue.next(&mut tape, &mut stream))
-            .collect();
-        let back: Vec<i64> = (0..8).map(|_| queue.prev(&mut tape).unwrap()).collect();
-        let expected: Vec<i64> = picks.iter().rev().skip(1).take(6).copied().collect();
-        assert_eq!(&back[..6], &expected[..]);
-        assert_eq!(back[6], expected[5], "stays at the oldest");
-        assert_eq!(back[7], expected[5]);
-        let forward: Vec<i64> = (0..6).map(|_| queue.next(&mut tape, &mut stream)).collect();
-        let mut replay: Vec<i64> = expected[..5].iter().rev().copied().collect();
-        replay.push(picks[24]);
-        assert_eq!(forward, replay);
-        // Random, 10 tracks, window 3: three tracks are kept out, so three steps back.
-        let (mut queue, mut tape) = new_queue(Mode::Random, 10, Some(3), &mut stream);
-        let picks: Vec<i64> = (0..25)
-            .map(|_| queue.next(&mut tape, &mut stream))
-            .collect();
-        let back: Vec<i64> = (0..4).map(|_| queue.prev(&mut tape).unwrap()).collect();
-        assert_eq!(back, [picks[23], picks[22], picks[21], picks[21]]);
-        // Before any pick: nothing to go back to.
-        let (mut queue, mut tape) = new_queue(Mode::Random, 10, Some(3), &mut stream);
-        assert_eq!(queue.prev(&mut tape), None);
-        assert_eq!(queue.current(&mut tape), None);
-        assert_eq!(queue.history, 0);
-    }
-
-    #[test]
-    fn windows_default_to_half_and_must_fit() {
-        let q = |mode, n, w| Queue::new(mode, n, w);
-        assert_eq!(q(Mode::Shuffle, 14, None).unwrap().window_size(), 7);
-        assert_eq!(q(Mode::Shuffle, 15, None).unwrap().window_size(), 7);
-        assert_eq!(q(Mode::Shuffle, 1, None).unwrap().window_size(), 1);
-        assert_eq!(q(Mode::Random, 1, None).unwrap().window_size(), 0);
-        assert_eq!(q(Mode::Random, 3, None).unwrap().window_size(), 1);
-        assert!(q(Mode::Shuffle, 10, Some(9)).is_ok());
-        assert!(q(Mode::Random, 10, Some(9)).is_ok());
-        assert!(q(Mode::Shuffle, 1, Some(1)).is_ok());
-        assert!(q(Mode::Random, 1, Some(0)).is_ok());
-        for (mode, n, w, message) in [
-            (
-                Mode::Shuffle,
-                10,
-                10,
-                "window 10 does not fit a shuffle queue of 10 tracks: it must be between 1 and 9",
-            ),
-            (
-                Mode::Shuffle,
-                10,
-                0,
-                "window 0 does not fit a shuffle queue of 10 tracks: it must be between 1 and 9",
-            ),
-            (
-                Mode::Random,
-                10,
-                -1,
-                "window -1 does not fit a random queue of 10 tracks: it must be between 1 and 9",
-            ),
-            (
-                Mode::Shuffle,
-                1,
-                2,
-                "window 2 does not fit a shuffle queue of 1 track: it must be 1",
-            ),
-            (
-                Mode::Random,
-                1,
-                1,
-                "window 1 does not fit a random queue of 1 track: it must be 0",
-            ),
-            (
-                Mode::Random,
-                2,
-                2,
-                "window 2 does not fit a random queue of 2 tracks: it must be 1",
-            ),
-        ] {
-            let err = q(mode, n, Some(w)).unwrap_err();
-            assert_eq!(err.kind, ErrorKind::InvalidParameter);
-            assert_eq!(err.message, message);
-        }
-        assert_eq!(
-            q(Mode::Shuffle, 0, None).unwrap_err().kind,
-            ErrorKind::InvalidParameter
-        );
-        let err = Mode::parse("repeat").unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidParameter);
-        assert_eq!(
-            err.message,
-            "unknown shuffle queue mode \"repeat\": expected \"shuffle\" or \"random\""
-        );
-        assert_eq!(Mode::parse("random"), Ok(Mode::Random));
-        assert!(Mode::parse("Shuffle").is_err());
-    }
-
-    #[test]
-    fn playlists_are_checked_and_shuffled() {
-        let mut stream = seeded(1);
-        let err = check_playlist(&mut []).unwrap_err();
-        assert_eq!(err.message, "a shuffle queue needs at least one track");
-        let err = check_playlist(&mut [5, 3, 9, 3]).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidParameter);
-        assert_eq!(
-            err.message,
-            "track 3 appears more than once in the playlist"
-        );
-        assert_eq!(check_playlist(&mut [i64::MAX, -1, 0, i64::MIN]), Ok(()));
-        let err = check_playlist(&mut [i64::MAX, 1, i64::MAX]).unwrap_err();
-        assert_eq!(
-            err.message,
-            format!("track {} appears more than once in the playlist", i64::MAX)
-        );
-        let mut tracks: Vec<i64> = (1..=1000).collect();
-        starting_order(&mut tracks, &mut stream, &mut || {});
-        assert_ne!(
-            tracks,
-            (1..=1000).collect::<Vec<_>>(),
-            "the start is shuffled"
-        );
-        tracks.sort_unstable();
-        assert_eq!(tracks, (1..=1000).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn a_pick_touches_two_positions_whatever_the_length() {
-        // The tape operations of 1000 steps on a 10-track and a 100,000-track queue: one pick
-        // per new track, one read per replay, never anything proportional to the length.
-        #[derive(Default)]
-        struct Counting {
-            inner: Option<MemoryTape>,
-            reads: usize,
-            picks: usize,
-        }
-        impl Tape for Counting {
-            fn track_at(&mut self, p: i64) -> i64 {
-                self.reads += 1;
-                self.inner.as_mut().unwrap().track_at(p)
-            }
-            fn find(&mut self, t: i64) -> Option<i64> {
-                self.inner.as_mut().unwrap().find(t)
-            }
-            fn pick(&mut self, f: i64, d: i64, e: i64) -> i64 {
-                self.picks += 1;
-                self.inner.as_mut().unwrap().pick(f, d, e)
-            }
-            fn insert_front(&mut self, a: i64, b: i64, c: i64) {
-                self.inner.as_mut().unwrap().insert_front(a, b, c)
-            }
-            fn fill_from_front(&mut self, a: i64, b: i64) {
-                self.inner.as_mut().unwrap().fill_from_front(a, b)
-            }
-            fn close_down(&mut self, a: i64, b: i64) {
-                self.inner.as_mut().unwrap().close_down(a, b)
-            }
-            fn close_up(&mut self, a: i64, b: i64, c: i64) {
-                self.inner.as_mut().unwrap().close_up(a, b, c)
-            }
-        }
-        for n in [10usize, 100_000] {
-            let mut stream = seeded(8);
-            let (mut queue, tape) = new_queue(Mode::Shuffle, n, None, &mut stream);
-            let mut counting = Counting {
-                inner: Some(tape),
-                ..Default::default()
-            };
-            for i in 0..1000 {
-                if i % 4 == 3 {
-                    queue.prev(&mut counting);
-                } else {
-                    queue.next(&mut counting, &mut stream);
-                }
-            }
-            // Presses go next, next, next, previous, then (replay, next, next, previous) * 249.
-            assert_eq!(
-                (counting.picks, counting.reads),
-                (3 + 249 * 2, 1 + 249 * 2),
-                "n = {n}"
+    fn fill_from_front(&mut self, front: i64, hole: i64) {
+        if hole != front {
+            self.run(
+                "UPDATE @extschema@.shuffle_queue_track t SET track = f.track \
+                   FROM @extschema@.shuffle_queue_track f \
+                  WHERE t.queue_id OPERATOR(pg_catalog.=) $1 AND t.position OPERATOR(pg_catalog.=) $3 \
+                    AND f.queue_id OPERATOR(pg_catalog.=) $1 AND f.position OPERATOR(pg_catalog.=) $2",
+                &[front, hole],
             );
         }
-    }
-
-    #[test]
-    fn add_places_the_track_among_those_not_played_and_keeps_the_history() {
-        for mut stream in streams() {
-            for mode in [Mode::Shuffle, Mode::Random] {
-                let (mut queue, mut tape) = new_queue(mode, 12, None, &mut stream);
-                let mut all: HashSet<i64> = tape.tracks.iter().copied().collect();
-                let mut played = Vec::new();
-                for _ in 0..30 {
-                    played.push(queue.next(&mut tape, &mut stream));
-                }
-                queue.prev(&mut tape);
-                let history_before: Vec<i64> =
-                    tape.contents()[(queue.tracks - queue.history) as usize..].to_vec();
-                let playing = queue.current(&mut tape);
-                queue.add(&mut tape, &mut stream, 100).unwrap();
-                all.insert(100);
-                check_invariants(&queue, &tape, &all);
-                let history_after: Vec<i64> =
-                    tape.contents()[(queue.tracks - queue.history) as usize..].to_vec();
-                assert_eq!(history_after, history_before);
-                assert_eq!(queue.current(&mut tape), playing);
-                let at = tape.find(100).unwrap();
-                assert!(at < queue.front + (queue.tracks - queue.history) as i64);
-                // Next replays the track after ^, then the added track comes in time.
-                assert_eq!(queue.next(&mut tape, &mut stream), played[29]);
-                let mut heard = false;
-                for _ in 0..200 {
-                    heard |= queue.next(&mut tape, &mut stream) == 100;
-                    check_invariants(&queue, &tape, &all);
-                }
-                assert!(heard, "the added track never played");
-                let err = queue.add(&mut tape, &mut stream, 100).unwrap_err();
-                assert_eq!(err.kind, ErrorKind::InvalidParameter);
-                assert_eq!(err.message, "track 100 is already in the queue");
-            }
-        }
-    }
-
-    #[test]
-    fn add_chooses_its_place_uniformly() {
-        // Where the added track lands among the places not in the history, over many adds to
-        // the same state: chi-square against uniform, and a negative control (a draw that never
-        // returns the top of its range) that the same test rejects.
-        struct NeverTop<'a>(&'a mut Stream);
-        impl Draw for NeverTop<'_> {
-            fn draw(&mut self, bound: u64) -> u64 {
-                if bound == 1 {
-                    return 0;
-                }
-                self.0.draw(bound - 1)
-            }
-        }
-        let mut stream = seeded(31);
-        let (mut start, mut start_tape) = new_queue(Mode::Shuffle, 12, Some(4), &mut stream);
-        for _ in 0..20 {
-            start.next(&mut start_tape, &mut stream);
-        }
-        let places = (start.tracks + 1 - start.history) as usize;
-        assert_eq!(places, 4); // window 4: three places not in the history, plus the new one
-        let landing = |draw: &mut dyn Draw| {
-            let mut counts = vec![0u64; places];
-            for _ in 0..8000 {
-                let (mut queue, mut tape) = (start.clone(), start_tape.clone());
-                queue.add(&mut tape, draw, 100).unwrap();
-                counts[(tape.find(100).unwrap() - queue.front) as usize] += 1;
-            }
-            crate::stats::chi_square_uniform(&counts)
-        };
-        let fair = landing(&mut seeded(32));
-        assert!(fair.p_value > 1e-4, "{fair:?}");
-        let mut control = seeded(32);
-        let biased = landing(&mut NeverTop(&mut control));
-        assert!(biased.p_value < 1e-4, "{biased:?}");
-    }
-
-    #[test]
-    fn remove_keeps_the_history_in_order_without_the_track() {
-        for mut stream in streams() {
-            for mode in [Mode::Shuffle, Mode::Random] {
-                for victim_kind in 0..5 {
-                    let (mut queue, mut tape) = new_queue(mode, 16, None, &mut stream);
-                    let mut all: HashSet<i64> = tape.tracks.iter().copied().collect();
-                    for _ in 0..40 {
-                        queue.next(&mut tape, &mut stream);
-                    }
-                    for _ in 0..3 {
-                        queue.prev(&mut tape);
-                    }
-                    let contents = tape.contents();
-                    let split = (queue.tracks - queue.history) as usize;
-                    let history = contents[split..].to_vec();
-                    let playing_index = history.len() - 1 - queue.behind as usize;
-                    let victim = match victim_kind {
-                        0 => contents[0],                // not played recently
-                        1 => history[0],                 // the oldest remembered
-                        2 => *history.last().unwrap(),   // the newest pick
-                        3 => history[playing_index],     // the one playing
-                        _ => history[history.len() / 2], // in the middle
-                    };
-                    let playing = history[playing_index];
-                    queue.remove(&mut tape, victim).unwrap();
-                    all.remove(&victim);
-                    check_invariants(&queue, &tape, &all);
-                    let expected: Vec<i64> =
-                        history.iter().copied().filter(|&t| t != victim).collect();
-                    let after = tape.contents()[(queue.tracks - queue.history) as usize..].to_vec();
-                    // In order, without the track; the limit may trim the oldest one.
-                    assert!(
-                        expected.ends_with(&after),
-                        "{mode:?} {victim_kind}: {expected:?} / {after:?}"
-                    );
-                    assert!(after.len() + 1 >= expected.len());
-                    let now = queue.current(&mut tape);
-                    if victim != playing {
-                        if after.contains(&playing) {
-                            assert_eq!(now, Some(playing));
-                        }
-                    } else if playing_index > 0 && after.contains(&history[playing_index - 1]) {
-                        assert_eq!(
-                            now,
-                            Some(history[playing_index - 1]),
-                            "^ moves to the track before"
-                        );
-                    }
-                    for _ in 0..200 {
-                        assert_ne!(queue.next(&mut tape, &mut stream), victim);
-                        check_invariants(&queue, &tape, &all);
-                    }
-                    let err = queue.remove(&mut tape, victim).unwrap_err();
-                    assert_eq!(err.kind, ErrorKind::NotFound);
-                    assert_eq!(err.message, format!("track {victim} is not in the queue"));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn removing_the_track_playing_moves_the_play_position() {
-        // Shuffle, 10 tracks, window 4: the history holds 7 tracks, so previous goes 6 back.
-        let mut stream = seeded(41);
-        let (mut queue, mut tape) = new_queue(Mode::Shuffle, 10, Some(4), &mut stream);
-        let picks: Vec<i64> = (0..20)
-            .map(|_| queue.next(&mut tape, &mut stream))
-            .collect();
-        for _ in 0..6 {
-            queue.prev(&mut tape);
-        }
-        assert_eq!(queue.current(&mut tape), Some(picks[13]));
-        // The oldest remembered track leaves while playing: ^ moves to the one after it.
-        queue.remove(&mut tape, picks[13]).unwrap();
-        assert_eq!(queue.current(&mut tape), Some(picks[14]));
-        assert_eq!(queue.next(&mut tape, &mut stream), picks[15]);
-        // A track in the middle leaves while playing: ^ moves to the one before it.
-        queue.remove(&mut tape, picks[15]).unwrap();
-        assert_eq!(queue.current(&mut tape), Some(picks[14]));
-        let forward: Vec<i64> = (0..4).map(|_| queue.next(&mut tape, &mut stream)).collect();
-        assert_eq!(forward, picks[16..20]);
-        // The only track in the history leaves: nothing is playing any more.
-        let (mut queue, mut tape) = new_queue(Mode::Random, 5, None, &mut stream);
-        let first = queue.next(&mut tape, &mut stream);
-        queue.remove(&mut tape, first).unwrap();
-        assert_eq!(queue.current(&mut tape), None);
-        assert_eq!(queue.prev(&mut tape), None);
-        assert_ne!(queue.next(&mut tape, &mut stream), first);
-    }
-
-    #[test]
-    fn a_queue_can_shrink_to_one_track_and_grow_again() {
-        let mut stream = seeded(40);
-        let (mut queue, mut tape) = new_queue(Mode::Random, 5, Some(3), &mut stream);
-        let mut all: HashSet<i64> = (1..=5).collect();
-        for victim in [1, 2, 3, 4] {
-            queue.next(&mut tape, &mut stream);
-            queue.remove(&mut tape, victim).unwrap();
-            all.remove(&victim);
-            check_invariants(&queue, &tape, &all);
-        }
-        assert_eq!(queue.window_size(), 0, "the window shrank with the queue");
-        assert_eq!(queue.next(&mut tape, &mut stream), 5);
-        assert_eq!(queue.next(&mut tape, &mut stream), 5);
-        let err = queue.remove(&mut tape, 5).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidParameter);
-        assert_eq!(
-            err.message,
-            "track 5 is the only one in the queue: drop the queue instead"
+        self.run(
+            "DELETE FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
+            &[front],
         );
-        for track in 6..=9 {
-            queue.add(&mut tape, &mut stream, track).unwrap();
-            all.insert(track);
-            check_invariants(&queue, &tape, &all);
-        }
-        assert_eq!(queue.window_size(), 3, "and came back as it grew");
-        let heard: HashSet<i64> = (0..100)
-            .map(|_| queue.next(&mut tape, &mut stream))
-            .collect();
-        assert_eq!(heard, all);
     }
 
-    #[test]
-    fn random_picks_are_uniform_over_the_tracks_not_kept_out() {
-        // Random mode, 10 tracks, window 3: from a state with a full history, the next pick is
-        // uniform over the 7 tracks not among the last 3, and never one of those 3. A draw that
-        // never returns the top of its range (the last eligible place) must be rejected.
-        let mut stream = seeded(50);
-        let (mut start, mut start_tape) = new_queue(Mode::Random, 10, Some(3), &mut stream);
-        for _ in 0..20 {
-            start.next(&mut start_tape, &mut stream);
+    fn close_down(&mut self, hole: i64, last: i64) {
+        self.run(
+            "UPDATE @extschema@.shuffle_queue_track t SET track = n.track \
+               FROM @extschema@.shuffle_queue_track n \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.>=) $2 AND t.position OPERATOR(pg_catalog.<) $3 \
+                AND n.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND n.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.+) 1)",
+            &[hole, last],
+        );
+        self.run(
+            "DELETE FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
+            &[last],
+        );
+    }
+
+    fn close_up(&mut self, front: i64, start: i64, hole: i64) {
+        self.run(
+            "UPDATE @extschema@.shuffle_queue_track t SET track = p.track \
+               FROM @extschema@.shuffle_queue_track p \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.>) $2 AND t.position OPERATOR(pg_catalog.<=) $3 \
+                AND p.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND p.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.-) 1)",
+            &[start, hole],
+        );
+        self.fill_from_front(front, start);
+    }
+}
+
+/// Copies the items into `tracks`, checks them and shuffles them into the queue's first order.
+fn starting_tape(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
+    for (i, (slot, item)) in tracks.iter_mut().zip(items.iter()).enumerate() {
+        *slot = item.ok_or_else(|| {
+            Error::invalid(format!(
+                "items must not contain NULL (element {} is NULL)",
+                i + 1
+            ))
+        })?;
+    }
+    check_playlist(tracks)?;
+    crate::with_live(|stream| starting_order(tracks, stream, &mut check_for_interrupts))
+}
+
+/// A new shuffle queue over the tracks, shuffled once (Fisher-Yates) so the start is random;
+/// returns its id. Not strict: NULL items or mode raise 22023 like any other bad argument.
+#[pg_extern(volatile, parallel_unsafe)]
+fn shuffle_queue_create(
+    items: Option<Array<i64>>,
+    mode: default!(Option<&str>, "'shuffle'"),
+    window: default!(Option<i32>, "NULL"),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> i64 {
+    let Some(items) = items else {
+        raise(Error::invalid("items must not be NULL"));
+    };
+    let Some(mode) = mode else {
+        raise(Error::invalid(
+            "mode must not be NULL: expected \"shuffle\" or \"random\"",
+        ));
+    };
+    let mode = ok_or_raise(Mode::parse(mode));
+    let queue = ok_or_raise(Queue::new(mode, items.len(), window.map(i64::from)));
+    // The tape's first content is built in place in the bigint[] handed to the INSERT: one copy
+    // of the playlist, however long.
+    let mut outcome = Ok(());
+    let tracks = ok_or_raise(IntArray::<i64>::build(items.len(), |tracks| {
+        outcome = starting_tape(tracks, &items);
+    }));
+    ok_or_raise(outcome);
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let table = statements::run(
+            client,
+            &schema,
+            "INSERT INTO @extschema@.shuffle_queue \
+                    (mode, window_size, tracks, front, history, behind) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING queue_id",
+            &[
+                queue.mode.name().into(),
+                window.into(),
+                (queue.tracks as i64).into(),
+                queue.front.into(),
+                (queue.history as i64).into(),
+                (queue.behind as i64).into(),
+            ],
+        );
+        let queue_id: i64 =
+            first_value(table).unwrap_or_else(|| error!("no id for the new shuffle queue"));
+        // One statement for the whole playlist: positions 0 .. tracks - 1 in the shuffled order.
+        statements::run(
+            client,
+            &schema,
+            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+             SELECT $1, t.ordinality OPERATOR(pg_catalog.-) 1, t.track \
+               FROM pg_catalog.unnest($2::bigint[]) WITH ORDINALITY AS t(track, ordinality)",
+            &[queue_id.into(), tracks.into()],
+        );
+        queue_id
+    })
+}
+
+/// The next track: a new pick when the play position is at the newest pick, else a replay of
+/// what played after it.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let mut queue = load(client, &schema, queue_id, true);
+        let track = ok_or_raise(crate::with_live(|stream| {
+            queue.next(
+                &mut TableTape {
+                    client: &mut *client,
+                    schema: &schema,
+                    queue_id,
+                },
+                stream,
+            )
+        }));
+        store(client, &schema, queue_id, &queue);
+        track
+    })
+}
+
+/// The previous track: the play position steps back through what played. NULL before the first
+/// next; at the oldest track remembered, that track again.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_prev(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option<i64> {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let mut queue = load(client, &schema, queue_id, true);
+        let behind = queue.behind;
+        let track = queue.prev(&mut TableTape {
+            client,
+            schema: &schema,
+            queue_id,
+        });
+        if queue.behind != behind {
+            store(client, &schema, queue_id, &queue);
         }
-        let recent: Vec<i64> = start_tape.contents()[7..].to_vec();
-        let counts_of = |draw: &mut dyn Draw| {
-            let mut counts = [0u64; 11];
-            for _ in 0..14_000 {
-                let (mut queue, mut tape) = (start.clone(), start_tape.clone());
-                counts[queue.next(&mut tape, draw) as usize] += 1;
-            }
-            counts
-        };
-        let counts = counts_of(&mut seeded(51));
-        for t in &recent {
-            assert_eq!(counts[*t as usize], 0, "{t} is one of the last 3");
+        track
+    })
+}
+
+/// The track at the play position; NULL before the first next.
+// VOLATILE: another session's next changes the answer while a statement runs, and a STABLE
+// function would promise the planner it does not.
+#[pg_extern(volatile, strict, parallel_restricted)]
+fn shuffle_queue_current(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option<i64> {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let queue = load(client, &schema, queue_id, false);
+        queue.current(&mut TableTape {
+            client,
+            schema: &schema,
+            queue_id,
+        })
+    })
+}
+
+/// Adds a track at a random place among those not played recently; returns the new length.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_add(queue_id: i64, item: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let mut queue = load(client, &schema, queue_id, true);
+        ok_or_raise(ok_or_raise(crate::with_live(|stream| {
+            queue.add(
+                &mut TableTape {
+                    client: &mut *client,
+                    schema: &schema,
+                    queue_id,
+                },
+                stream,
+                item,
+            )
+        })));
+        store(client, &schema, queue_id, &queue);
+        queue.tracks as i64
+    })
+}
+
+/// Takes a track out, keeping the order of what played; returns the new length.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_remove(queue_id: i64, item: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let mut queue = load(client, &schema, queue_id, true);
+        ok_or_raise(queue.remove(
+            &mut TableTape {
+                client,
+                schema: &schema,
+                queue_id,
+            },
+            item,
+        ));
+        store(client, &schema, queue_id, &queue);
+        queue.tracks as i64
+    })
+}
+
+/// Drops a queue and its tracks.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_drop(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let dropped = statements::run(
+            client,
+            &schema,
+            "DELETE FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[queue_id.into()],
+        );
+        if dropped.is_empty() {
+            no_such_queue(queue_id);
         }
-        let eligible: Vec<u64> = (1..=10)
-            .filter(|t| !recent.contains(t))
-            .map(|t| counts[t as usize])
-            .collect();
-        let fair = crate::stats::chi_square_uniform(&eligible);
-        assert_eq!(fair.df, 6);
-        assert!(fair.p_value > 1e-4, "{fair:?}");
-        struct NeverTop<'a>(&'a mut Stream);
-        impl Draw for NeverTop<'_> {
-            fn draw(&mut self, bound: u64) -> u64 {
-                self.0.draw(bound.saturating_sub(1).max(1))
-            }
+        statements::run(
+            client,
+            &schema,
+            "DELETE FROM @extschema@.shuffle_queue_track WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[queue_id.into()],
+        );
+    })
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+
+    fn one(sql: &str) -> Option<i64> {
+        Spi::get_one::<i64>(sql).unwrap()
+    }
+
+    fn new_queue(sql_items: &str) -> i64 {
+        one(&format!("SELECT shuffle_queue_create({sql_items})")).unwrap()
+    }
+
+    fn next(id: i64) -> i64 {
+        one(&format!("SELECT shuffle_queue_next({id})")).unwrap()
+    }
+
+    fn prev(id: i64) -> Option<i64> {
+        one(&format!("SELECT shuffle_queue_prev({id})"))
+    }
+
+    fn current(id: i64) -> Option<i64> {
+        one(&format!("SELECT shuffle_queue_current({id})"))
+    }
+
+    #[pg_test]
+    fn a_queue_plays_its_tracks_and_walks_back() {
+        let id = new_queue("ARRAY[11, 12, 13, 14, 15, 16, 17, 18, 19, 20]::bigint[]");
+        assert_eq!(current(id), None);
+        assert_eq!(prev(id), None);
+        let picks: Vec<i64> = (0..30).map(|_| next(id)).collect();
+        assert!(picks.iter().all(|t| (11..=20).contains(t)));
+        // Window 5 of 10: nothing repeats within 5 picks.
+        for w in picks.windows(6) {
+            let mut sorted = w.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 6, "{picks:?}");
         }
-        let mut control = seeded(51);
-        let counts = counts_of(&mut NeverTop(&mut control));
-        let biased: Vec<u64> = (1..=10)
-            .filter(|t| !recent.contains(t))
-            .map(|t| counts[t as usize])
-            .collect();
-        let biased = crate::stats::chi_square_uniform(&biased);
-        assert!(biased.p_value < 1e-4, "{biased:?}");
+        assert_eq!(current(id), Some(picks[29]));
+        assert_eq!(prev(id), Some(picks[28]));
+        assert_eq!(prev(id), Some(picks[27]));
+        assert_eq!(current(id), Some(picks[27]));
+        assert_eq!(next(id), picks[28]);
+        assert_eq!(next(id), picks[29]);
+        let fresh = next(id);
+        assert!(!picks[25..].contains(&fresh));
+    }
+
+    #[pg_test]
+    fn the_state_is_rows_in_the_extension_tables() {
+        let id = new_queue("ARRAY(SELECT generate_series(1, 1000)::bigint), 'random', 10");
+        let (tracks, positions) = Spi::get_two::<i64, i64>(&format!(
+            "SELECT count(*), count(DISTINCT track) FROM shuffle_queue_track WHERE queue_id = {id}"
+        ))
+        .unwrap();
+        assert_eq!((tracks, positions), (Some(1000), Some(1000)));
+        for _ in 0..50 {
+            next(id);
+        }
+        let row = Spi::get_three::<String, i32, i64>(&format!(
+            "SELECT mode, window_size, history FROM shuffle_queue WHERE queue_id = {id}"
+        ))
+        .unwrap();
+        assert_eq!(row, (Some("random".into()), Some(10), Some(11)));
+        let span = one(&format!(
+            "SELECT max(position) - min(position) + 1 FROM shuffle_queue_track WHERE queue_id = {id}"
+        ));
+        assert_eq!(span, Some(1000), "the positions stay contiguous");
+        // The tables are configuration tables of the extension: pg_dump keeps their rows.
+        let dumped = one(
+            "SELECT count(*) FROM pg_extension e, unnest(e.extconfig) c \
+              WHERE e.extname = 'dealcards' \
+                AND c IN ('shuffle_queue'::regclass, 'shuffle_queue_track'::regclass, \
+                          'shuffle_queue_id_seq'::regclass)",
+        );
+        assert_eq!(dumped, Some(3));
+    }
+
+    #[pg_test]
+    fn add_and_remove_edit_the_queue() {
+        let id = new_queue("ARRAY[1, 2, 3, 4, 5, 6]::bigint[]");
+        let first = next(id);
+        let second = next(id);
+        assert_eq!(one(&format!("SELECT shuffle_queue_add({id}, 7)")), Some(7));
+        assert_eq!(
+            one(&format!("SELECT shuffle_queue_remove({id}, {first})")),
+            Some(6)
+        );
+        assert_eq!(current(id), Some(second));
+        assert_eq!(prev(id), Some(second), "the removed track left the history");
+        let heard: Vec<i64> = (0..60).map(|_| next(id)).collect();
+        assert!(heard.contains(&7));
+        assert!(!heard.contains(&first));
+        assert_eq!(
+            one(&format!("SELECT shuffle_queue_add({id}, NULL)")),
+            None,
+            "strict"
+        );
+    }
+
+    #[pg_test]
+    fn drop_removes_every_row() {
+        let id = new_queue("ARRAY[1, 2, 3]::bigint[]");
+        next(id);
+        Spi::run(&format!("SELECT shuffle_queue_drop({id})")).unwrap();
+        let left = one(&format!(
+            "SELECT (SELECT count(*) FROM shuffle_queue WHERE queue_id = {id}) \
+                  + (SELECT count(*) FROM shuffle_queue_track WHERE queue_id = {id})"
+        ));
+        assert_eq!(left, Some(0));
+    }
+
+    #[pg_test]
+    fn functions_declare_volatility_strictness_and_parallel_safety() {
+        let declared = Spi::get_one::<String>(
+            "SELECT string_agg(proname || ':' || provolatile::text || proisstrict::text || proparallel::text, ' ' \
+                               ORDER BY proname) \
+               FROM pg_proc WHERE proname LIKE 'shuffle_queue_%'",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            declared,
+            "shuffle_queue_add:vtrueu shuffle_queue_create:vfalseu shuffle_queue_current:vtruer \
+             shuffle_queue_drop:vtrueu shuffle_queue_next:vtrueu shuffle_queue_prev:vtrueu \
+             shuffle_queue_remove:vtrueu"
+        );
+    }
+
+    #[pg_test]
+    fn null_queue_ids_give_null() {
+        assert_eq!(one("SELECT shuffle_queue_next(NULL)"), None);
+        assert_eq!(one("SELECT shuffle_queue_prev(NULL)"), None);
+        assert_eq!(one("SELECT shuffle_queue_current(NULL)"), None);
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "items must not be NULL")]
+    fn null_items_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(NULL)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "a shuffle queue needs at least one track")]
+    fn empty_items_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create('{}'::bigint[])").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "items must not contain NULL (element 2 is NULL)")]
+    fn null_elements_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(ARRAY[1, NULL, 3]::bigint[])").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "track 3 appears more than once in the playlist")]
+    fn duplicates_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(ARRAY[3, 1, 3]::bigint[])").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "unknown shuffle queue mode \"repeat\"")]
+    fn unknown_modes_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[], 'repeat')").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "mode must not be NULL")]
+    fn null_modes_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[], NULL)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(
+        expected = "window 4 does not fit a shuffle queue of 4 tracks: it must be between 1 and 3"
+    )]
+    fn windows_that_do_not_fit_are_rejected() {
+        Spi::run("SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4]::bigint[], 'shuffle', 4)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_next() {
+        Spi::run("SELECT shuffle_queue_next(-5)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_prev() {
+        Spi::run("SELECT shuffle_queue_prev(-5)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_current() {
+        Spi::run("SELECT shuffle_queue_current(-5)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_add() {
+        Spi::run("SELECT shuffle_queue_add(-5, 1)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_remove() {
+        Spi::run("SELECT shuffle_queue_remove(-5, 1)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "shuffle queue -5 does not exist")]
+    fn unknown_queues_are_rejected_by_drop() {
+        Spi::run("SELECT shuffle_queue_drop(-5)").unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "track 2 is already in the queue")]
+    fn adding_a_track_twice_is_rejected() {
+        Spi::run("SELECT shuffle_queue_add(shuffle_queue_create(ARRAY[1, 2]::bigint[]), 2)")
+            .unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "track 9 is not in the queue")]
+    fn removing_a_missing_track_is_rejected() {
+        Spi::run("SELECT shuffle_queue_remove(shuffle_queue_create(ARRAY[1, 2]::bigint[]), 9)")
+            .unwrap();
+    }
+
+    #[pg_test]
+    #[should_panic(expected = "track 1 is the only one in the queue: drop the queue instead")]
+    fn removing_the_last_track_is_rejected() {
+        Spi::run("SELECT shuffle_queue_remove(shuffle_queue_create(ARRAY[1]::bigint[]), 1)")
+            .unwrap();
     }
 }

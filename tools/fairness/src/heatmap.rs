@@ -10,7 +10,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::{register_font as register, FontStyle};
 
-use crate::fairness::CardByPosition;
+use dealcards_fairness::CardByPosition;
 
 /// The sans-serif font of Debian's fonts-dejavu-core.
 pub const DEJAVU_SANS: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";

@@ -8,11 +8,11 @@ use std::thread;
 
 use postgres::{Client, NoTls};
 
-use crate::fairness::{
-    order_of, CardByPosition, Destinations, FirstBidders, OrderFrequency, PositionPairs,
-    SuccessiveDeals, DECK, HAND, SEATS,
-};
 use crate::progress::Progress;
+use dealcards_fairness::{
+    order_of, CardByPosition, Destinations, FirstBidders, OrderFrequency, PositionPairs,
+    SuccessiveDeals, DECK_SIZE, HAND_SIZE, SEATS,
+};
 
 /// Shuffles fetched per query.
 const SHUFFLE_BATCH: u64 = 5_000;
@@ -107,10 +107,11 @@ impl Server {
 
     /// Card by position and successive deals of `count` consecutive 54-card shuffles.
     pub fn decks(&mut self, count: u64) -> Result<(CardByPosition, SuccessiveDeals)> {
-        let mut progress = Progress::start(&format!("shuffle_ints(1, {DECK})"), "decks", count);
-        let mut card_by_position = CardByPosition::new(DECK);
-        let mut successive = SuccessiveDeals::new(DECK);
-        self.shuffles(DECK, count, &mut progress, |deck| {
+        let mut progress =
+            Progress::start(&format!("shuffle_ints(1, {DECK_SIZE})"), "decks", count);
+        let mut card_by_position = CardByPosition::new(DECK_SIZE);
+        let mut successive = SuccessiveDeals::new(DECK_SIZE);
+        self.shuffles(DECK_SIZE, count, &mut progress, |deck| {
             card_by_position.record(deck);
             successive.record(deck);
         })?;
@@ -238,11 +239,11 @@ impl Server {
                 let hands: [Vec<i32>; SEATS + 1] = [row.get(1), row.get(2), row.get(3), row.get(4)];
                 let leader: i16 = row.get(5);
                 let sizes: Vec<usize> = hands.iter().map(Vec::len).collect();
-                if sizes[..SEATS].iter().any(|&n| n != HAND) {
+                if sizes[..SEATS].iter().any(|&n| n != HAND_SIZE) {
                     return Err(format!("game {game} has hands of {sizes:?} cards").into());
                 }
                 let deck: Vec<i32> = hands.concat();
-                destinations.record_deck(&order_of(&deck, 1, DECK)?);
+                destinations.record_deck(&order_of(&deck, 1, DECK_SIZE)?);
                 let returned = leaders[&game];
                 if !(1..=SEATS as i16).contains(&leader) || returned != leader as i32 {
                     return Err(format!(
@@ -330,14 +331,14 @@ pub fn backends(dsn: &str, backends: usize, decks: u64) -> Result<BackendSample>
         pids.insert(pid);
         let orders = decks
             .iter()
-            .map(|cards| order_of(cards, 1, DECK))
+            .map(|cards| order_of(cards, 1, DECK_SIZE))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         dealt.push(orders);
         progress.advance(1);
     }
     progress.finish();
 
-    let mut pairs = PositionPairs::new(DECK);
+    let mut pairs = PositionPairs::new(DECK_SIZE);
     for (first, second) in dealt.iter().zip(&dealt[1..]) {
         for (a, b) in first.iter().zip(second) {
             pairs.record(a, b);

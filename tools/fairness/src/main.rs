@@ -1,31 +1,14 @@
 //! The dealcards fairness report (`make fairness`).
 //!
-//! Runs the battery of the extension's src/fairness.rs against a live server with the extension
+//! Runs the battery of crates/fairness (dealcards-fairness) against a live server with the extension
 //! installed (its OS-keyed generator, through `shuffle_ints` and `deal_cards`), then the same
 //! battery, at the same sizes, on deliberately broken shuffles that must fail, and draws the
 //! card-by-position matrices of `shuffle_ints`, the naive shuffle and Sattolo's as heat maps.
 //!
-//! Usage: `dealcards-fairness [CONNECTION-STRING]`, the connection string as libpq takes it
+//! Usage: `dealcards-fairness-report [CONNECTION-STRING]`, the connection string as libpq takes it
 //! (default: FAIRNESS_DSN). Sizes and paths come from the environment, see [`Config`].
 //! Exit status: 0 when the live generator passes every test and every broken shuffle is
 //! rejected, 1 when not, 2 on an error.
-
-// The extension's pure modules, compiled here as they are; parts of them this tool does not use.
-#[allow(dead_code)]
-#[path = "../../../src/error.rs"]
-mod error;
-#[allow(dead_code)]
-#[path = "../../../src/fairness.rs"]
-mod fairness;
-#[allow(dead_code)]
-#[path = "../../../src/rng.rs"]
-mod rng;
-#[allow(dead_code)]
-#[path = "../../../src/shuffle.rs"]
-mod shuffle;
-#[allow(dead_code)]
-#[path = "../../../src/stats.rs"]
-mod stats;
 
 mod heatmap;
 mod live;
@@ -36,8 +19,8 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use fairness::{Battery, BrokenShuffle, Outcome, Sizes, Test, ALPHA};
-use rng::Stream;
+use dealcards_core::rng::Stream;
+use dealcards_fairness::{Battery, BrokenShuffle, Outcome, Sizes, Test, ALPHA};
 
 /// What to run, from the environment:
 ///
@@ -155,7 +138,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
 
     eprintln!("sampling the live generator");
     let mut live_outcomes: Vec<Outcome> = Vec::new();
-    for n in fairness::ORDER_SIZES {
+    for n in dealcards_fairness::ORDER_SIZES {
         let frequency = server.orders(n, sizes.orders)?;
         live_outcomes.push(Outcome {
             test: Test::Orders(n),

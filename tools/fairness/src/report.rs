@@ -1,6 +1,6 @@
 //! The report's text: one table per dealer, one row per test.
 
-use crate::fairness::Outcome;
+use dealcards_fairness::Outcome;
 
 /// A count with thousands separators: 5,000,000.
 pub fn count(n: u64) -> String {

@@ -8,27 +8,28 @@
 //! fail are those of the project's fairness notes: permutation frequency, card by position
 //! (df = (n-1)^2), Dou Dizhu destinations (df 159).
 
-use crate::error::Error;
-use crate::rng::Stream;
-use crate::shuffle::fisher_yates;
-use crate::stats::{self, ChiSquare};
+pub mod stats;
+
+use dealcards_core::error::Error;
+use dealcards_core::rng::Stream;
+use dealcards_core::shuffle::fisher_yates;
+use stats::ChiSquare;
+
+pub use dealcards_core::cards::DECK_SIZE;
+pub use dealcards_core::deal::{EXTRA_CARDS, HAND_SIZE, SEATS};
 
 /// The significance level of every test: a fair dealer fails one test in 10,000 runs.
 pub const ALPHA: f64 = 1e-4;
-/// Cards in a Dou Dizhu deck: 52 and two jokers.
-pub const DECK: usize = 54;
-/// Seats at a Dou Dizhu desk.
-pub const SEATS: usize = 3;
-/// Cards in each seat's hand; the rest of the deck is the extra (landlord) cards.
-pub const HAND: usize = 17;
-/// The extra cards.
-pub const EXTRA: usize = DECK - SEATS * HAND;
 /// The small decks whose every order is counted.
 pub const ORDER_SIZES: [usize; 3] = [3, 4, 5];
 /// Where a card can go in a deal, in the proportions a fair deal sends it there: p1, p2, p3 and
 /// the extra cards, 17 : 17 : 17 : 3.
-pub const DESTINATION_WEIGHTS: [f64; SEATS + 1] =
-    [HAND as f64, HAND as f64, HAND as f64, EXTRA as f64];
+pub const DESTINATION_WEIGHTS: [f64; SEATS + 1] = [
+    HAND_SIZE as f64,
+    HAND_SIZE as f64,
+    HAND_SIZE as f64,
+    EXTRA_CARDS as f64,
+];
 
 /// Whether a test's result is consistent with a fair dealer at [`ALPHA`].
 pub fn passes(result: &ChiSquare) -> bool {
@@ -245,7 +246,7 @@ pub struct Destinations {
 impl Default for Destinations {
     fn default() -> Self {
         Destinations {
-            counts: vec![vec![0; SEATS + 1]; DECK],
+            counts: vec![vec![0; SEATS + 1]; DECK_SIZE],
             deals: 0,
         }
     }
@@ -265,10 +266,10 @@ impl Destinations {
     /// Counts a shuffled deck dealt the way `deal_cards` deals it: the first 17 cards to p1, the
     /// next 17 to p2, the next 17 to p3, the last 3 extra.
     pub fn record_deck(&mut self, deck: &[usize]) {
-        debug_assert_eq!(deck.len(), DECK);
-        let (p1, rest) = deck.split_at(HAND);
-        let (p2, rest) = rest.split_at(HAND);
-        let (p3, extra) = rest.split_at(HAND);
+        debug_assert_eq!(deck.len(), DECK_SIZE);
+        let (p1, rest) = deck.split_at(HAND_SIZE);
+        let (p2, rest) = rest.split_at(HAND_SIZE);
+        let (p3, extra) = rest.split_at(HAND_SIZE);
         self.record_hands([p1, p2, p3, extra]);
     }
 
@@ -371,9 +372,29 @@ impl Dealer for FairDealer {
     }
 }
 
+/// What a broken shuffle draws from: bounded draws and raw words, as [`Stream`] gives them.
+/// A crate with its own build of the core (the core's unit tests, which use these shuffles as
+/// negative controls) implements it for that build's `Stream`.
+pub trait Draws {
+    /// A uniform integer in `0..bound`.
+    fn below(&mut self, bound: u32) -> u32;
+    /// The next 32-bit word of the stream.
+    fn next_u32(&mut self) -> u32;
+}
+
+impl Draws for Stream {
+    fn below(&mut self, bound: u32) -> u32 {
+        Stream::below(self, bound)
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        Stream::next_u32(self)
+    }
+}
+
 /// The naive shuffle: every position swapped with one drawn from the whole deck. Its n^n
 /// equally likely draw sequences cannot fall evenly on n! orders, so some orders are favoured.
-pub fn naive_swap<T>(items: &mut [T], stream: &mut Stream) {
+pub fn naive_swap<T>(items: &mut [T], stream: &mut impl Draws) {
     let n = items.len() as u32;
     for i in 0..items.len() {
         let j = stream.below(n) as usize;
@@ -383,7 +404,7 @@ pub fn naive_swap<T>(items: &mut [T], stream: &mut Stream) {
 
 /// Sattolo's algorithm: Fisher-Yates with j drawn from 0..i instead of 0..=i. It yields only the
 /// (n-1)! single-cycle orders, so no card ever stays where it was.
-pub fn sattolo<T>(items: &mut [T], stream: &mut Stream) {
+pub fn sattolo<T>(items: &mut [T], stream: &mut impl Draws) {
     for i in (1..items.len()).rev() {
         let j = stream.below(i as u32) as usize;
         items.swap(i, j);
@@ -393,7 +414,7 @@ pub fn sattolo<T>(items: &mut [T], stream: &mut Stream) {
 /// Fisher-Yates whose draws are one random byte `% (i + 1)`: 256 is not a multiple of most
 /// bounds, so small j come up more often (for a bound of 54, j < 40 five times in 256 and the
 /// others four).
-pub fn byte_modulo_fisher_yates<T>(items: &mut [T], stream: &mut Stream) {
+pub fn byte_modulo_fisher_yates<T>(items: &mut [T], stream: &mut impl Draws) {
     for i in (1..items.len()).rev() {
         let byte = stream.next_u32() as u8 as usize;
         items.swap(i, byte % (i + 1));
@@ -510,15 +531,15 @@ impl Battery {
             }
         }
 
-        let mut card_by_position = CardByPosition::new(DECK);
+        let mut card_by_position = CardByPosition::new(DECK_SIZE);
         for _ in 0..sizes.decks {
-            let mut deck: Vec<usize> = (0..DECK).collect();
+            let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             dealer.shuffle(&mut deck);
             card_by_position.record(&deck);
         }
 
-        let mut successive_deals = SuccessiveDeals::new(DECK);
-        let mut held: Vec<usize> = (0..DECK).collect();
+        let mut successive_deals = SuccessiveDeals::new(DECK_SIZE);
+        let mut held: Vec<usize> = (0..DECK_SIZE).collect();
         for _ in 0..sizes.decks {
             dealer.shuffle(&mut held);
             successive_deals.record(&held);
@@ -527,7 +548,7 @@ impl Battery {
         let mut destinations = Destinations::default();
         let mut first_bidders = FirstBidders::default();
         for _ in 0..sizes.deals {
-            let mut deck: Vec<usize> = (0..DECK).collect();
+            let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             dealer.shuffle(&mut deck);
             destinations.record_deck(&deck);
             first_bidders.record(dealer.first_bidder());
@@ -655,7 +676,7 @@ mod tests {
         assert_eq!(successive.pairs(), 1);
 
         let mut destinations = Destinations::default();
-        let sorted: Vec<usize> = (0..DECK).collect();
+        let sorted: Vec<usize> = (0..DECK_SIZE).collect();
         destinations.record_deck(&sorted);
         assert_eq!(destinations.counts[0], [1, 0, 0, 0]);
         assert_eq!(destinations.counts[16], [1, 0, 0, 0]);
@@ -670,8 +691,8 @@ mod tests {
         // 54 deals rotating the deck by 0..53 put every card 17, 17, 17 and 3 times in the four
         // destinations: exactly the expected counts.
         let mut destinations = Destinations::default();
-        for shift in 0..DECK {
-            let mut deck: Vec<usize> = (0..DECK).collect();
+        for shift in 0..DECK_SIZE {
+            let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             deck.rotate_left(shift);
             destinations.record_deck(&deck);
         }
@@ -684,7 +705,7 @@ mod tests {
     fn broken_shuffles_are_permutations_with_their_known_flaws() {
         let mut s = stream(1);
         for _ in 0..200 {
-            let mut deck: Vec<usize> = (0..DECK).collect();
+            let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             sattolo(&mut deck, &mut s);
             // One cycle through all 54 cards: following card -> position from 0 returns to 0
             // only after 54 steps, so no card stays in place.
@@ -694,14 +715,14 @@ mod tests {
                 at = deck[at];
                 steps += 1;
             }
-            assert_eq!(steps, DECK);
+            assert_eq!(steps, DECK_SIZE);
 
             for shuffle in [naive_swap::<usize>, byte_modulo_fisher_yates::<usize>] {
-                let mut deck: Vec<usize> = (0..DECK).collect();
+                let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
                 shuffle(&mut deck, &mut s);
                 let mut sorted = deck.clone();
                 sorted.sort_unstable();
-                assert_eq!(sorted, (0..DECK).collect::<Vec<_>>());
+                assert_eq!(sorted, (0..DECK_SIZE).collect::<Vec<_>>());
             }
         }
     }
@@ -781,11 +802,11 @@ mod tests {
         // A dealer who starts from a fair deck and then only swaps two random cards between
         // deals: every deal on its own is a uniform shuffle, but each is nearly the last one.
         let mut s = stream(34);
-        let mut deck: Vec<usize> = (0..DECK).collect();
+        let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
         fisher_yates(&mut deck, &mut s, &mut || {});
-        let mut successive = SuccessiveDeals::new(DECK);
+        let mut successive = SuccessiveDeals::new(DECK_SIZE);
         for _ in 0..CI_SIZES.decks {
-            let (i, j) = (s.below(DECK as u32), s.below(DECK as u32));
+            let (i, j) = (s.below(DECK_SIZE as u32), s.below(DECK_SIZE as u32));
             deck.swap(i as usize, j as usize);
             successive.record(&deck);
         }
@@ -795,14 +816,14 @@ mod tests {
     #[test]
     fn position_pairs_reject_a_repeated_stream() {
         // Two backends that shared one stream would deal the same decks.
-        let mut same = PositionPairs::new(DECK);
-        let mut fair = PositionPairs::new(DECK);
+        let mut same = PositionPairs::new(DECK_SIZE);
+        let mut fair = PositionPairs::new(DECK_SIZE);
         let (mut a, mut b) = (stream(41), stream(42));
         for _ in 0..2_000 {
-            let mut deck: Vec<usize> = (0..DECK).collect();
+            let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             fisher_yates(&mut deck, &mut a, &mut || {});
             same.record(&deck, &deck);
-            let mut other: Vec<usize> = (0..DECK).collect();
+            let mut other: Vec<usize> = (0..DECK_SIZE).collect();
             fisher_yates(&mut other, &mut b, &mut || {});
             fair.record(&deck, &other);
         }
