@@ -1,11 +1,13 @@
--- Shuffle queues (src/playlist.rs): one row per queue holding its pointers, one row per position
+-- Shuffle queues (crates/core/src/playlist.rs): one row per queue holding its pointers, one row per position
 -- of its tape. A step of a queue reads its queue row and touches two tape rows, whatever the
 -- length. The rows are written only by the shuffle_queue_* functions.
+-- Names are qualified with the extension's schema, as in dealing.sql: this script runs with
+-- whatever schema CREATE EXTENSION ... SCHEMA chose.
 
-CREATE SEQUENCE shuffle_queue_id_seq;
+CREATE SEQUENCE @extschema@.shuffle_queue_id_seq;
 
-CREATE TABLE shuffle_queue (
-    queue_id    bigint PRIMARY KEY DEFAULT nextval('shuffle_queue_id_seq'),
+CREATE TABLE @extschema@.shuffle_queue (
+    queue_id    bigint PRIMARY KEY DEFAULT pg_catalog.nextval('@extschema@.shuffle_queue_id_seq'),
     mode        text NOT NULL CHECK (mode IN ('shuffle', 'random')),
     -- The window given at creation; NULL: half the length, following the length as it changes.
     window_size integer CHECK (window_size >= 0),
@@ -18,9 +20,9 @@ CREATE TABLE shuffle_queue (
     behind      bigint NOT NULL CHECK (behind >= 0 AND (behind < history OR behind = 0))
 ) WITH (fillfactor = 50); -- room for the update of every step to stay on its page (HOT)
 
-ALTER SEQUENCE shuffle_queue_id_seq OWNED BY shuffle_queue.queue_id;
+ALTER SEQUENCE @extschema@.shuffle_queue_id_seq OWNED BY @extschema@.shuffle_queue.queue_id;
 
-CREATE TABLE shuffle_queue_track (
+CREATE TABLE @extschema@.shuffle_queue_track (
     queue_id bigint NOT NULL,
     position bigint NOT NULL,
     track    bigint NOT NULL,
@@ -31,9 +33,9 @@ CREATE TABLE shuffle_queue_track (
 -- row. shuffle_queue_drop deletes both.
 
 -- For add (is the track there already?) and remove (where is it?).
-CREATE INDEX shuffle_queue_track_track ON shuffle_queue_track (queue_id, track);
+CREATE INDEX shuffle_queue_track_track ON @extschema@.shuffle_queue_track (queue_id, track);
 
 -- pg_dump keeps the queues and their positions, and the sequence's value.
-SELECT pg_catalog.pg_extension_config_dump('shuffle_queue', '');
-SELECT pg_catalog.pg_extension_config_dump('shuffle_queue_track', '');
-SELECT pg_catalog.pg_extension_config_dump('shuffle_queue_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_track', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_id_seq', '');

@@ -62,6 +62,15 @@ fn deal_hands(
     TableIterator::new(rows)
 }
 
+/// What deal_cards returns and notifies: the desk, the new game and its first bidder (the
+/// procedure's out message).
+#[derive(serde::Serialize)]
+struct Dealt {
+    desk: i32,
+    game: i64,
+    leader: u8,
+}
+
 /// `dealcards.notify`: whether deal_cards sends its notification. Off lets a transaction that
 /// dealt be prepared for two-phase commit (PREPARE TRANSACTION refuses one that notified).
 static NOTIFY: GucSetting<bool> = GucSetting::<bool>::new(true);
@@ -158,20 +167,27 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             });
         (deal, game_id)
     });
-    let leader = deal.first_bidder;
-    let result = JsonB(serde_json::json!({ "desk": desk_id, "game": game_id, "leader": leader }));
+    let dealt = Dealt {
+        desk: desk_id,
+        game: game_id,
+        leader: deal.first_bidder,
+    };
+    let result = JsonB(serde_json::to_value(&dealt).expect("three integers serialize"));
     if !NOTIFY.get() {
         return result;
     }
     // Game servers LISTEN on their desk's channel; Postgres delivers the notification when (and
     // only if) this transaction commits. The payload is the returned JSON, as jsonb prints it.
     let channel = format!("dealcards_desk_{desk_id}");
-    let payload = format!(r#"{{"desk": {desk_id}, "game": {game_id}, "leader": {leader}}}"#);
-    // SAFETY: pg_notify takes two non-NULL text arguments.
+    // SAFETY: jsonb_out takes one non-NULL jsonb and returns a non-NULL cstring; pg_notify takes
+    // two non-NULL text arguments.
     unsafe {
+        let payload: &std::ffi::CStr =
+            pgrx::direct_function_call(pg_sys::jsonb_out, &[JsonB(result.0.clone()).into_datum()])
+                .expect("jsonb_out returns a string");
         pgrx::direct_function_call_as_datum(
             pg_sys::pg_notify,
-            &[channel.into_datum(), payload.into_datum()],
+            &[channel.into_datum(), payload.to_str().ok().into_datum()],
         );
     }
     result

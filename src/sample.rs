@@ -13,12 +13,12 @@ use pgrx::{pg_sys, AnyArray, PgSqlErrorCode};
 use crate::arrays::{align_to, as_anyarray, new_array, overhead, IntArray};
 use crate::{check_for_interrupts, ok_or_raise};
 
-use dealcards_core::rng::Stream;
-use dealcards_core::sample::{
-    any_null, gather_items, gather_null_bits, gathered_len, sample_array_len, sample_ints_len,
-    sample_range, sampled_items, shuffled_items, slot_of, slots_affordable, slotted_len,
-    write_slots, Item, ItemBounds, Slot, SLOT_ITEM_BYTES,
+use dealcards_core::items::{
+    any_null, gather_items, gather_null_bits, gathered_len, sampled_items, shuffled_items, slot_of,
+    slots_affordable, slotted_len, write_slots, Item, ItemBounds, Slot, SLOT_ITEM_BYTES,
 };
+use dealcards_core::rng::Stream;
+use dealcards_core::sample::{sample_array_len, sample_ints_len, sample_range};
 use dealcards_core::scratch::Scratch;
 use dealcards_core::shuffle::{fisher_yates, CHECK_EVERY};
 

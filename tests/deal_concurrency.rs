@@ -419,12 +419,7 @@ fn pg_dump_keeps_games_and_their_numbering() {
     }
     let dbname = server::dsn_setting("dbname");
     let restored = format!("{dbname}_restored");
-    client
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {restored}"))
-        .unwrap();
-    client
-        .batch_execute(&format!("CREATE DATABASE {restored}"))
-        .unwrap();
+    server::fresh_database(&restored);
     let dump = std::process::Command::new(server::pg_program("pg_dump"))
         .args(server::program_args(&dbname))
         .output()

@@ -296,21 +296,16 @@ fn functions_follow_a_renamed_schema_and_never_write_into_a_lookalike() {
     }
     let lookalike_rows = rows_in(&mut admin, "cards");
 
-    before
-        .batch_execute("SET search_path = cards_renamed")
-        .unwrap();
-    call_every_statement_running_function(&mut before, 1);
-    before
-        .execute("SELECT shuffle_queue_next($1)", &[&queue])
-        .unwrap();
-    let mut after = server::connect_as(db, "postgres");
-    after
-        .batch_execute("SET search_path = cards_renamed")
-        .unwrap();
-    call_every_statement_running_function(&mut after, 1);
-    after
-        .execute("SELECT shuffle_queue_next($1)", &[&queue])
-        .unwrap();
+    // The session that dealt before the rename, and a new one.
+    for mut session in [before, server::connect_as(db, "postgres")] {
+        session
+            .batch_execute("SET search_path = cards_renamed")
+            .unwrap();
+        call_every_statement_running_function(&mut session, 1);
+        session
+            .execute("SELECT shuffle_queue_next($1)", &[&queue])
+            .unwrap();
+    }
 
     assert_eq!(
         rows_in(&mut admin, "cards"),

@@ -86,13 +86,18 @@ SELECT line FROM (
 ) s(line)
 ORDER BY line"#;
 
-fn schema(client: &mut Client) -> Vec<String> {
+/// The one text column of every row `sql` returns.
+fn lines(client: &mut Client, sql: &str) -> Vec<String> {
     client
-        .query(SCHEMA, &[])
+        .query(sql, &[])
         .unwrap()
         .iter()
         .map(|r| r.get(0))
         .collect()
+}
+
+fn schema(client: &mut Client) -> Vec<String> {
+    lines(client, SCHEMA)
 }
 
 /// Lines of one schema missing from the other, both ways: empty when they agree.
@@ -119,12 +124,7 @@ UNION ALL SELECT 'note ids ' || last_value || ' ' || is_called FROM note_note_id
 UNION ALL SELECT 'queue ids ' || last_value || ' ' || is_called FROM shuffle_queue_id_seq"#;
 
 fn data(client: &mut Client) -> Vec<String> {
-    client
-        .query(DATA, &[])
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect()
+    lines(client, DATA)
 }
 
 fn one<T: for<'a> postgres::types::FromSql<'a>>(client: &mut Client, sql: &str) -> T {

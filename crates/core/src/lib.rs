@@ -10,6 +10,7 @@ pub mod cards;
 pub mod deal;
 pub mod error;
 pub mod freecell;
+pub mod items;
 pub mod playlist;
 pub mod rng;
 pub mod sample;

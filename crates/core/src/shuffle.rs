@@ -11,40 +11,61 @@ pub const CHECK_EVERY: usize = 1 << 16;
 
 /// Fisher-Yates (Durstenfeld's in-place form): for i from n-1 down to 1, draw j uniformly from
 /// 0..=i and swap items i and j. Every one of the n! orders is equally likely, given a uniform
-/// `below`. `check` is called whenever i is a multiple of [`CHECK_EVERY`], so a long shuffle
-/// can be cancelled.
-///
-/// The draws do not depend on the items, so each is made [`AHEAD`] steps before its swap (the
-/// draws in the same order, the swaps in the same order) and the item it points at is
-/// prefetched meanwhile: on arrays larger than the cache every swap is a cache miss, and this
-/// keeps many of them in flight instead of waiting for each in turn.
+/// `below`. The loop is [`fisher_yates_steps`], the one every shuffle and sample runs, with
+/// the item each draw points at prefetched.
 pub fn fisher_yates<T>(items: &mut [T], stream: &mut Stream, check: &mut dyn FnMut()) {
     let n = items.len();
-    let steps = n.saturating_sub(1);
     // Step s swaps place i = n-1-s with j = below(i + 1); i + 1 <= n <= MAX_ARRAY_ITEMS < 2^32,
     // so every bound fits in u32.
-    let mut draw = |s: usize| stream.below((n - s) as u32) as usize;
-    let mut drawn = [0usize; AHEAD];
-    for (s, slot) in drawn.iter_mut().enumerate().take(steps) {
-        *slot = draw(s);
-        prefetch(items.as_ptr().wrapping_add(*slot));
+    let base = items.as_ptr();
+    fisher_yates_steps::<AHEAD>(
+        n.saturating_sub(1),
+        |s| stream.below((n - s) as u32) as u64,
+        |j| prefetch(base.wrapping_add(j as usize)),
+        check,
+        |s, j| items.swap(n - 1 - s, j as usize),
+    );
+}
+
+/// The loop of Fisher-Yates, shared by the full shuffle above and the partial one that samples
+/// (sample.rs): `steps` steps, step t pairing place `span - t` with the place `draw(t)` (uniform
+/// in 0..=span - t), which `step(t, j)` acts on. A full shuffle of n items is n - 1 steps over
+/// span n - 1; a sample of k is the first k steps, which is why a seeded sample is the tail of
+/// the seeded shuffle.
+///
+/// The draws do not depend on the items, so each is made `AHEAD` steps before its step (the
+/// draws in the same order, the steps in the same order) and `prefetch(j)` is told at once: on
+/// data larger than the cache every step is a cache miss, and this keeps many of them in flight
+/// instead of waiting for each in turn. `check` is called every [`CHECK_EVERY`] steps, so a
+/// long loop can be cancelled.
+#[inline(always)]
+pub fn fisher_yates_steps<const AHEAD: usize>(
+    steps: usize,
+    mut draw: impl FnMut(usize) -> u64,
+    mut prefetch: impl FnMut(u64),
+    check: &mut dyn FnMut(),
+    mut step: impl FnMut(usize, u64),
+) {
+    let mut drawn = [0u64; AHEAD];
+    for (t, slot) in drawn.iter_mut().enumerate().take(steps) {
+        *slot = draw(t);
+        prefetch(*slot);
     }
-    for s in 0..steps {
-        let i = n - 1 - s;
-        if i.is_multiple_of(CHECK_EVERY) {
+    for t in 0..steps {
+        if t % CHECK_EVERY == CHECK_EVERY - 1 {
             check();
         }
-        let j = drawn[s % AHEAD];
-        if s + AHEAD < steps {
-            let ahead = draw(s + AHEAD);
-            drawn[s % AHEAD] = ahead;
-            prefetch(items.as_ptr().wrapping_add(ahead));
+        let j = drawn[t % AHEAD];
+        if t + AHEAD < steps {
+            let ahead = draw(t + AHEAD);
+            drawn[t % AHEAD] = ahead;
+            prefetch(ahead);
         }
-        items.swap(i, j);
+        step(t, j);
     }
 }
 
-/// How many steps ahead [`fisher_yates`] draws.
+/// How many steps ahead [`fisher_yates`] draws: enough misses in flight for large arrays.
 const AHEAD: usize = 64;
 
 /// Asks the CPU to start loading the cache line at `address`. A hint only: it reads nothing
