@@ -11,7 +11,7 @@ test:
 bench:
 	@scripts/bench.sh
 
-# The statistical fairness report on a live server and its heat map (docs/readme/fairness.md).
+# The statistical fairness report on a live server and its heat map (docs/fairness.md).
 fairness:
 	@scripts/fairness.sh
 
@@ -29,5 +29,7 @@ cluster: install
 stop:
 	@scripts/cluster.sh stop
 
-clean: stop
+# `make stop` stops the cluster of PG_VERSION (default 15); this stops every major's.
+clean:
+	@for v in 14 15 16 17 18; do PG_VERSION=$$v scripts/cluster.sh stop; done
 	cargo clean
