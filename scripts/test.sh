@@ -39,7 +39,7 @@ for major in $PG_VERSIONS; do
   rm -rf "${pgrx_data:?}"/"$major"-*
   cargo pgrx test "pg$major" --runas "$PG_OS_USER" --pgdata "$pgrx_data"
 
-  "$ROOT/scripts/install.sh" --debug
+  "$ROOT/scripts/install.sh" --server-test
 
   say "PostgreSQL $major: pg_regress"
   "$ROOT/scripts/cluster.sh" restart

@@ -4,46 +4,54 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
+use crate::arrays::{Built, IntArray};
 use crate::statements::{self, ExtensionSchema};
 use crate::{check_for_interrupts, ok_or_raise};
-use dealcards_core::cards;
+use dealcards_core::cards::{self, Hand};
 use dealcards_core::deal::{self, DealSizes, DouDizhuDeal};
 use dealcards_core::error::Error;
 
 extension_sql_file!("../sql/dealing.sql", name = "dealing_tables");
 
-/// A hand given as int[]: NULL elements are not cards.
-fn hand(cards: Array<'_, i32>) -> Vec<i32> {
-    cards
-        .iter()
-        .map(|card| {
-            card.unwrap_or_else(|| {
-                crate::raise(Error::invalid(
-                    "a hand cannot hold NULL: every card is 1 to 54",
-                ))
-            })
+/// A hand given as int[], counted (NULL elements are not cards), with interrupt checks: the
+/// array may hold up to 134,217,727 cards.
+fn hand(cards: Array<'_, i32>) -> Hand {
+    let cards = cards.iter().enumerate().map(|(i, card)| {
+        card.ok_or_else(|| {
+            Error::invalid(format!(
+                "a hand cannot hold NULL (element {} is NULL): every card is 1 to 54",
+                i + 1
+            ))
         })
-        .collect()
+    });
+    ok_or_raise(Hand::count(cards, &mut check_for_interrupts))
 }
 
-/// A short readable label for a card 1..54: `A♣` .. `K♠`, `BJ` (small joker), `RJ` (big joker).
+/// A short readable label for a card 1..54: `A♣` .. `K♠` (`AC` .. `KS` in a database that is
+/// not UTF8), `BJ` (small joker), `RJ` (big joker).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn card_label(card: i32) -> String {
-    ok_or_raise(cards::label(card))
+    ok_or_raise(cards::label(card, crate::database_suits()))
 }
 
-/// The hand in Dou Dizhu order, lowest first: 3 .. K A 2, small joker, big joker.
+/// The hand in Dou Dizhu order, lowest first: 3 .. K A 2, small joker, big joker. Built in
+/// place from the counts of each card: linear in the hand's length, and cancellable.
 #[pg_extern(immutable, strict, parallel_safe)]
-fn sort_hand(cards: Array<'_, i32>) -> Vec<i32> {
-    let mut hand = hand(cards);
-    ok_or_raise(cards::sort_hand(&mut hand));
-    hand
+fn sort_hand(cards: Array<'_, i32>) -> IntArray<i32> {
+    let hand = hand(cards);
+    ok_or_raise(IntArray::build(hand.len(), |out| {
+        hand.write_sorted(out, &mut check_for_interrupts)
+    }))
 }
 
 /// The hand in Dou Dizhu order as one line of labels.
 #[pg_extern(immutable, strict, parallel_safe)]
-fn hand_labels(cards: Array<'_, i32>) -> String {
-    ok_or_raise(cards::hand_labels(&hand(cards)))
+fn hand_labels(cards: Array<'_, i32>) -> Built<String> {
+    let hand = hand(cards);
+    let suits = crate::database_suits();
+    ok_or_raise(Built::<String>::text(hand.labels_len(suits), |out| {
+        hand.write_labels(suits, out, &mut check_for_interrupts)
+    }))
 }
 
 /// A fair deal without any table: `hand_size` cards of a shuffled 1..deck_size to each seat
@@ -53,12 +61,20 @@ fn deal_hands(
     players: default!(i32, 3),
     hand_size: default!(i32, 17),
     deck_size: default!(i32, 54),
-) -> TableIterator<'static, (name!(seat, i32), name!(cards, Vec<i32>))> {
+) -> TableIterator<'static, (name!(seat, i32), name!(cards, IntArray<i32>))> {
     // Validate before touching the generator, so bad input never keys one.
     let sizes = ok_or_raise(DealSizes::new(players, hand_size, deck_size));
     let rows = ok_or_raise(crate::with_live(|stream| {
         deal::deal_hands(sizes, stream, &mut check_for_interrupts)
     }));
+    // Each hand becomes an int[] in one copy of its cards (4 bytes a card).
+    let rows: Vec<_> = rows
+        .into_iter()
+        .map(|(seat, cards)| {
+            let array = IntArray::build(cards.len(), |out| out.copy_from_slice(&cards));
+            (seat, ok_or_raise(array))
+        })
+        .collect();
     TableIterator::new(rows)
 }
 

@@ -4,7 +4,7 @@ use pgrx::prelude::*;
 
 use crate::arrays::Built;
 use crate::ok_or_raise;
-use dealcards_core::freecell::{label, Deal, Suits, COLUMNS, LAYOUT_LEN};
+use dealcards_core::freecell::{label, Deal, COLUMNS, LAYOUT_LEN};
 
 /// A layout as a text built in place: the core writes the final bytes, no Rust String between.
 fn layout_text(deal: &Deal) -> Built<String> {
@@ -49,10 +49,7 @@ fn freecell_cards(
 #[pg_extern(immutable, strict, parallel_safe)]
 fn freecell_board(game_no: i64) -> SetOfIterator<'static, String> {
     let deal = ok_or_raise(Deal::of_game(game_no));
-    // SAFETY: reads the backend's database encoding, set once at connection start.
-    let utf8 = unsafe { pg_sys::GetDatabaseEncoding() } == pg_sys::pg_enc::PG_UTF8 as i32;
-    let suits = if utf8 { Suits::Symbols } else { Suits::Letters };
-    SetOfIterator::new(deal.board_rows(suits))
+    SetOfIterator::new(deal.board_rows(crate::database_suits()))
 }
 
 #[cfg(any(test, feature = "pg_test"))]

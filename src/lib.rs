@@ -13,10 +13,12 @@ pub mod playlist;
 pub mod sample;
 pub mod shuffle;
 mod statements;
+mod text;
 
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
+use dealcards_core::cards::Suits;
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::rng::{self, Stream};
 
@@ -44,6 +46,19 @@ pub fn with_live<R>(f: impl FnOnce(&mut Stream) -> R) -> Result<R, Error> {
     // SAFETY: MyProcPid is a plain int Postgres sets in each process before it runs any query.
     let pid = unsafe { pg_sys::MyProcPid };
     rng::with_live_in(pid as u32, f)
+}
+
+/// How labels show suits in this database: symbols in a UTF8 database, letters in any other,
+/// whose encoding may not hold them (text in the database must be valid in its encoding, or it
+/// cannot be read back, dumped or restored).
+pub fn database_suits() -> Suits {
+    // SAFETY: reads the backend's database encoding, set once at connection start.
+    let encoding = unsafe { pg_sys::GetDatabaseEncoding() };
+    if encoding == pg_sys::pg_enc::PG_UTF8 as i32 {
+        Suits::Symbols
+    } else {
+        Suits::Letters
+    }
 }
 
 /// The interrupt check handed to long core loops: honours query cancel and statement_timeout.

@@ -12,6 +12,7 @@ use pgrx::spi::{SpiClient, SpiTupleTable};
 
 use crate::arrays::IntArray;
 use crate::statements::{self, ExtensionSchema};
+use crate::text::TextBytes;
 use crate::{check_for_interrupts, ok_or_raise, raise};
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::playlist::{check_playlist, starting_order, Mode, Queue, Tape};
@@ -245,7 +246,7 @@ fn starting_tape(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
 #[pg_extern(volatile, parallel_unsafe)]
 fn shuffle_queue_create(
     items: Option<Array<i64>>,
-    mode: default!(Option<&str>, "'shuffle'"),
+    mode: default!(Option<TextBytes>, "'shuffle'"),
     window: default!(Option<i32>, "NULL"),
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> i64 {
@@ -257,7 +258,7 @@ fn shuffle_queue_create(
             "mode must not be NULL: expected \"shuffle\" or \"random\"",
         ));
     };
-    let mode = ok_or_raise(Mode::parse(mode));
+    let mode = ok_or_raise(Mode::parse_bytes(mode.0));
     let queue = ok_or_raise(Queue::new(mode, items.len(), window.map(i64::from)));
     // The tape's first content is built in place in the bigint[] handed to the INSERT: one copy
     // of the playlist, however long.

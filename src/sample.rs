@@ -135,6 +135,22 @@ struct FlatArray {
 
 impl FlatArray {
     fn of(a: &AnyArray) -> Self {
+        // int2vector and oidvector are arrays inside but types of their own, whose values must
+        // keep one dimension from 0 and no NULLs; a sample or a reordered copy returned as one
+        // cannot be trusted to print. They are refused; their int2[] / oid[] casts work.
+        let vector = match a.oid() {
+            pg_sys::INT2VECTOROID => Some("int2vector"),
+            pg_sys::OIDVECTOROID => Some("oidvector"),
+            _ => None,
+        };
+        if let Some(name) = vector {
+            let element = &name[..name.len() - "vector".len()];
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH,
+                format!("{name} is not shuffled or sampled as it is: cast it to {element}[] first")
+            );
+        }
         // SAFETY: an anyarray argument is a varlena; detoasting makes it contiguous, with a
         // 4-byte header, and flattens expanded arrays. The result is only read.
         let array = unsafe {

@@ -26,8 +26,6 @@ pub const LAST_GAME: i64 = (1 << 33) - 1;
 pub const LAYOUT_LEN: usize = CARDS * 2 + (CARDS - COLUMNS) + (COLUMNS - 1);
 
 const RANKS: &[u8; 13] = b"A23456789TJQK";
-const SUIT_LETTERS: [&str; 4] = ["C", "D", "H", "S"];
-const SUIT_SYMBOLS: [&str; 4] = ["\u{2663}", "\u{2666}", "\u{2665}", "\u{2660}"];
 
 /// The two-character labels of cards 0..51 (`AC`, `AD`, ..., `KS`), for writing a layout
 /// without formatting.
@@ -35,7 +33,7 @@ const LABELS: [[u8; 2]; CARDS] = {
     let mut labels = [[0u8; 2]; CARDS];
     let mut card = 0;
     while card < CARDS {
-        labels[card] = [RANKS[card / 4], SUIT_LETTERS[card % 4].as_bytes()[0]];
+        labels[card] = [RANKS[card / 4], b"CDHS"[card % 4]];
         card += 1;
     }
     labels
@@ -107,14 +105,8 @@ pub struct Deal {
     cards: [u8; CARDS],
 }
 
-/// How [`Deal::board_rows`] draws suits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Suits {
-    /// ♣ ♦ ♥ ♠, as the game shows them.
-    Symbols,
-    /// C D H S, for text that must stay ASCII.
-    Letters,
-}
+/// How [`Deal::board_rows`] draws suits: the deck's own choice of symbols or letters.
+pub use crate::cards::Suits;
 
 impl Deal {
     /// The deal of a game number, or an InvalidParameter error naming the valid numbers.
@@ -223,10 +215,6 @@ impl Deal {
     /// The board as the game shows it, one string per row: columns side by side, each card its
     /// rank (ten as `10`) right-aligned in two places and its suit, cards one space apart.
     pub fn board_rows(&self, suits: Suits) -> Vec<String> {
-        let suit_names = match suits {
-            Suits::Symbols => SUIT_SYMBOLS,
-            Suits::Letters => SUIT_LETTERS,
-        };
         self.cards
             .chunks(COLUMNS)
             .map(|row| {
@@ -239,7 +227,7 @@ impl Deal {
                         } else {
                             format!(" {}", char::from(RANKS[rank]))
                         };
-                        format!("{rank}{}", suit_names[usize::from(card % 4)])
+                        format!("{rank}{}", suits.of(usize::from(card % 4)))
                     })
                     .collect();
                 cells.join(" ")

@@ -38,11 +38,18 @@ pub enum Mode {
 
 impl Mode {
     pub fn parse(name: &str) -> Result<Mode, Error> {
+        Mode::parse_bytes(name.as_bytes())
+    }
+
+    /// [`Mode::parse`] of a name given as bytes in any encoding: an unknown name is shown with
+    /// its non-ASCII bytes as `\xNN`, so the message is valid in every encoding.
+    pub fn parse_bytes(name: &[u8]) -> Result<Mode, Error> {
         match name {
-            "shuffle" => Ok(Mode::Shuffle),
-            "random" => Ok(Mode::Random),
+            b"shuffle" => Ok(Mode::Shuffle),
+            b"random" => Ok(Mode::Random),
             _ => Err(Error::invalid(format!(
-                "unknown shuffle queue mode \"{name}\": expected \"shuffle\" or \"random\""
+                "unknown shuffle queue mode \"{}\": expected \"shuffle\" or \"random\"",
+                name.escape_ascii()
             ))),
         }
     }

@@ -50,8 +50,14 @@ pub fn sample_array_len(n: i32, items: usize) -> Result<usize, Error> {
 }
 
 /// A table of `len` vacant entries for a sample of `steps` values, or an error if the memory
-/// is refused.
-fn sample_table<T: Clone>(len: usize, vacant: T, steps: usize) -> Result<Vec<T>, Error> {
+/// is refused. It is filled [`CHECK_EVERY`] entries at a time with `check` between: for the
+/// largest samples the table is gigabytes, and filling it must stay cancellable.
+fn sample_table<T: Clone>(
+    len: usize,
+    vacant: T,
+    steps: usize,
+    check: &mut dyn FnMut(),
+) -> Result<Vec<T>, Error> {
     let mut table = Vec::new();
     table.try_reserve_exact(len).map_err(|_| {
         Error::new(
@@ -59,7 +65,13 @@ fn sample_table<T: Clone>(len: usize, vacant: T, steps: usize) -> Result<Vec<T>,
             format!("not enough memory to draw a sample of {steps} values"),
         )
     })?;
-    table.resize(len, vacant);
+    while table.len() < len {
+        let chunk = (len - table.len()).min(CHECK_EVERY);
+        table.extend(std::iter::repeat_n(vacant.clone(), chunk));
+        if table.len() < len {
+            check();
+        }
+    }
     Ok(table)
 }
 
@@ -88,10 +100,10 @@ struct Displaced {
 }
 
 impl Displaced {
-    fn with_room_for(steps: usize) -> Result<Self, Error> {
+    fn with_room_for(steps: usize, check: &mut dyn FnMut()) -> Result<Self, Error> {
         let len = steps.saturating_add(steps / 2).max(16);
         Ok(Displaced {
-            slots: sample_table(len, (VACANT, 0), steps)?,
+            slots: sample_table(len, (VACANT, 0), steps, check)?,
             highest: None,
         })
     }
@@ -196,7 +208,7 @@ fn replay_partial_fisher_yates(
     if k == 0 {
         return Ok(());
     }
-    let mut displaced = Displaced::with_room_for(k)?;
+    let mut displaced = Displaced::with_room_for(k, check)?;
     fisher_yates_steps::<DRAW_AHEAD>(k, draw, displaced.prefetcher(), check, |t, j| {
         let i = span - t as u64;
         let at_i = displaced.value_at(i);
@@ -232,11 +244,11 @@ struct Fingerprints {
 }
 
 impl Fingerprints {
-    fn with_room_for(steps: usize) -> Result<Self, Error> {
+    fn with_room_for(steps: usize, check: &mut dyn FnMut()) -> Result<Self, Error> {
         let slots = steps.saturating_add(steps / 2).max(16).next_power_of_two();
         let len = slots / 4;
         Ok(Fingerprints {
-            buckets: sample_table(len, [NO_FINGERPRINT; 4], steps)?,
+            buckets: sample_table(len, [NO_FINGERPRINT; 4], steps, check)?,
             shift: 64 - len.trailing_zeros(),
         })
     }
@@ -283,7 +295,7 @@ fn sparse_sample(
     check: &mut dyn FnMut(),
 ) -> Result<bool, Error> {
     let k = out.len();
-    let mut seen = Fingerprints::with_room_for(k)?;
+    let mut seen = Fingerprints::with_room_for(k, check)?;
     // The draws first, in a loop of their own (the stream's work), then the checks (the
     // set's work): each loop runs faster alone than the two interleaved.
     for t in 0..k {

@@ -80,5 +80,31 @@ SHOW dealcards.notify;
 SET dealcards.notify = maybe;
 \echo :LAST_ERROR_SQLSTATE
 
+-- int2vector and oidvector are refused (42804); their array casts work.
+SELECT shuffle_array('1 2 3'::int2vector);
+\echo :LAST_ERROR_SQLSTATE
+SELECT sample_array('1 2 3'::oidvector, 2, decode(repeat('00', 32), 'hex'));
+\echo :LAST_ERROR_SQLSTATE
+SELECT shuffle_array('1 2 3'::int2vector::int2[], decode(repeat('00', 32), 'hex')) AS int2_array;
+
+-- Results larger than PostgreSQL's largest allocation in the generic array builder are built
+-- in place: 67,108,866 cards are 268 MB as an int[]. Sizes are checked, not the cards.
+SELECT seat, cardinality(cards) FROM deal_hands(1, 1, 67108866) ORDER BY seat;
+SELECT cardinality(sort_hand(array_fill(1, ARRAY[67108865]))) AS sorted_cards;
+SELECT length(hand_labels(array_fill(53, ARRAY[20000000]))) AS label_bytes;
+
+-- Long loops stop at statement_timeout: sorting, labelling, dealing and filling a sample's
+-- working table (each would run for seconds).
+SET statement_timeout = '200ms';
+SELECT cardinality(sort_hand(array_fill(7, ARRAY[134217727])));
+\echo :LAST_ERROR_SQLSTATE
+SELECT length(hand_labels(array_fill(7, ARRAY[100000000])));
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM deal_hands(1, 1, 134217727);
+\echo :LAST_ERROR_SQLSTATE
+SELECT cardinality(sample_ints(1, 134217724, 134217724));
+\echo :LAST_ERROR_SQLSTATE
+RESET statement_timeout;
+
 \c :regress_db
 DROP DATABASE dealcards_hardening;

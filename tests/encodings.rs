@@ -1,0 +1,148 @@
+#![cfg(feature = "server_tests")]
+//! Text the extension returns is valid in the database's encoding, whatever it is: suits are
+//! symbols in UTF8 and letters elsewhere, text arguments in other encodings give ordinary
+//! errors, and a database that stored the extension's text dumps and restores whole.
+//! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN and
+//! DEALCARDS_PG_BIN).
+
+mod server;
+
+use std::process::Command;
+
+use postgres::Client;
+
+/// A database of `encoding` (C locale, so any encoding goes), with the extension.
+fn database(name: &str, encoding: &str) -> Client {
+    let mut admin = server::connect();
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
+    admin
+        .batch_execute(&format!(
+            "CREATE DATABASE {name} ENCODING '{encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+        ))
+        .unwrap();
+    let mut client = server::connect_as(name, &server::dsn_setting("user"));
+    client.batch_execute("CREATE EXTENSION dealcards").unwrap();
+    client
+}
+
+/// The labels a database of this encoding gets: a card, a hand, and the first card of
+/// FreeCell's game 1 as its board shows it.
+fn expected_labels(encoding: &str) -> (&'static str, &'static str, &'static str) {
+    if encoding == "UTF8" {
+        ("10♥", "3♣ 3♠ 10♥ A♣ 2♠ BJ RJ", " J♦ ")
+    } else {
+        ("10H", "3C 3S 10H AC 2S BJ RJ", " JD ")
+    }
+}
+
+fn run(tool: &str, args: &[String]) {
+    let out = Command::new(server::pg_program(tool))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{tool}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn labels_are_valid_in_every_encoding_and_survive_a_dump() {
+    for encoding in ["UTF8", "LATIN1", "WIN1251", "EUC_JP", "SQL_ASCII"] {
+        let db = format!("dealcards_enc_{}", encoding.to_lowercase());
+        let mut client = database(&db, encoding);
+        let (card, hand, first) = expected_labels(encoding);
+        // The client reads UTF-8; the server converts from the database's encoding, which
+        // fails on text that is not valid in it.
+        let row = client
+            .query_one(
+                "SELECT card_label(39), hand_labels(ARRAY[54, 1, 9, 12, 8, 53, 39]),
+                        (SELECT string_agg(r, '|') FROM freecell_board(1) r)",
+                &[],
+            )
+            .unwrap_or_else(|e| panic!("{encoding}: {e}"));
+        assert_eq!(row.get::<_, String>(0), card, "{encoding}");
+        assert_eq!(row.get::<_, String>(1), hand, "{encoding}");
+        let board: String = row.get(2);
+        assert!(board.starts_with(first), "{encoding}: {board}");
+
+        // Stored text, in a table of the user's and in the extension's own, dumped and restored.
+        client
+            .batch_execute(
+                "CREATE TABLE shown AS
+                   SELECT c, card_label(c) AS label, hand_labels(ARRAY[c, 54]) AS hand
+                     FROM generate_series(1, 54) c;
+                 INSERT INTO desk VALUES (1);
+                 INSERT INTO desk_player VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
+                 SELECT deal_cards(1);
+                 INSERT INTO note (desk_id, player_no, note_type, flag, body)
+                   SELECT 1, 1, 9, 'y', hand_labels(p1_cards) FROM game;",
+            )
+            .unwrap();
+        let restored = format!("{db}_restored");
+        database(&restored, encoding)
+            .batch_execute("DROP EXTENSION dealcards")
+            .unwrap();
+        let dump = std::env::temp_dir().join(format!("{db}-{}.dump", std::process::id()));
+        let mut args = server::program_args(&db);
+        args.extend([
+            "--format=custom".into(),
+            format!("--file={}", dump.display()),
+        ]);
+        run("pg_dump", &args);
+        let mut args = server::program_args(&restored);
+        args.extend(["--exit-on-error".into(), dump.display().to_string()]);
+        run("pg_restore", &args);
+        std::fs::remove_file(&dump).unwrap();
+        let mut copy = server::connect_as(&restored, &server::dsn_setting("user"));
+        let sql = "SELECT (SELECT string_agg(label || ':' || hand, ',' ORDER BY c) FROM shown),
+                          (SELECT string_agg(body, ',' ORDER BY note_id) FROM note)";
+        let original = client.query_one(sql, &[]).unwrap();
+        let copied = copy.query_one(sql, &[]).unwrap();
+        for column in 0..2 {
+            let a: Option<String> = original.get(column);
+            assert!(a.is_some(), "{encoding}: nothing stored");
+            assert_eq!(a, copied.get::<_, Option<String>>(column), "{encoding}");
+        }
+    }
+}
+
+/// A queue mode given as bytes that are not UTF-8 (valid in the database's own encoding) is an
+/// unknown mode, 22023, like any other.
+#[test]
+fn text_arguments_in_other_encodings_give_ordinary_errors() {
+    for (encoding, bytes) in [("LATIN1", "e9"), ("EUC_JP", "a4a2"), ("SQL_ASCII", "ff")] {
+        let db = format!("dealcards_enc_arg_{}", encoding.to_lowercase());
+        let mut client = database(&db, encoding);
+        let error = client
+            .batch_execute(&format!(
+                "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[],
+                        convert_from('\\x{bytes}'::bytea, '{encoding}'))"
+            ))
+            .unwrap_err();
+        let error = error.as_db_error().expect("an error from the server");
+        assert_eq!(
+            error.code().code(),
+            "22023",
+            "{encoding}: {}",
+            error.message()
+        );
+        assert!(
+            error.message().starts_with("unknown shuffle queue mode"),
+            "{}",
+            error.message()
+        );
+        // The ASCII modes work in every encoding.
+        let queue: i64 = client
+            .query_one(
+                "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[], 'random', 1)",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert!(queue > 0);
+    }
+}
