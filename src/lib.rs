@@ -15,6 +15,9 @@ pub mod shuffle;
 mod statements;
 mod text;
 
+// Last in the install script: refuses column changes to the extension's tables (sql/guard.sql).
+pgrx::extension_sql_file!("../sql/guard.sql", name = "guard", finalize);
+
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 

@@ -81,6 +81,11 @@ SELECT line FROM (
          || ' cache ' || s.seqcache || ' cycle ' || s.seqcycle
     FROM pg_sequence s JOIN rels c ON c.oid = s.seqrelid
   UNION ALL
+  SELECT 'event trigger ' || t.evtname || ' on ' || t.evtevent || ' enabled ' || t.evtenabled::text
+         || ' tags ' || coalesce(t.evttags::text, '-') || ' runs ' || t.evtfoid::regprocedure::text
+    FROM pg_event_trigger t JOIN members m
+      ON m.classid = 'pg_event_trigger'::regclass AND m.objid = t.oid
+  UNION ALL
   SELECT 'dumped ' || t.config::regclass::text || ' where ' || coalesce(nullif(t.cond, ''), '-')
     FROM ext, unnest(ext.extconfig, ext.extcondition) AS t(config, cond)
 ) s(line)
@@ -213,7 +218,8 @@ fn every_function_works(client: &mut Client, queue: i64) {
         .query(
             "SELECT DISTINCT p.proname::text FROM pg_proc p
                JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'",
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+              WHERE p.prorettype <> 'event_trigger'::regtype",
             &[],
         )
         .unwrap()
@@ -281,6 +287,12 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         let diff = differences(&schema(&mut client), &fresh_schema);
         assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
 
+        // The guard against column changes is there after the update, as in a fresh install.
+        let error = client
+            .batch_execute("ALTER TABLE game ADD COLUMN winner smallint")
+            .unwrap_err();
+        assert_eq!(error.code().map(|c| c.code()), Some("0A000"), "{error:?}");
+
         // Everything works on, and the numbering goes on where it was.
         let next_game: i64 = one(&mut client, "SELECT (deal_cards(2) ->> 'game')::bigint");
         assert_eq!(next_game, last_game + 1);
@@ -335,7 +347,10 @@ fn the_schema_comparison_catches_a_missing_change() {
         "ALTER FUNCTION shuffle_queue_current(bigint) STABLE",
         "ALTER FUNCTION shuffle_queue_next(bigint) SET search_path = public, pg_temp",
         "ALTER FUNCTION deal_hands(integer, integer, integer) PARALLEL UNSAFE",
-        "ALTER TABLE game ADD COLUMN winner smallint",
+        // The guard refuses this one; with it off, the comparison must still see the column.
+        "ALTER EVENT TRIGGER dealcards_keep_table_columns_end DISABLE;
+         ALTER TABLE game ADD COLUMN winner smallint",
+        "ALTER EVENT TRIGGER dealcards_keep_table_columns_start DISABLE",
         "ALTER TABLE note ALTER COLUMN flag DROP NOT NULL",
         "DROP INDEX shuffle_queue_track_track",
         "ALTER TABLE desk_player DROP CONSTRAINT desk_player_player_no_check",
@@ -350,4 +365,58 @@ fn the_schema_comparison_catches_a_missing_change() {
         assert!(!diff.is_empty(), "not caught: {mutation}");
     }
     assert!(differences(&schema(&mut fresh), &reference).is_empty());
+}
+
+/// A column of the user's own in an extension table would be lost with every row on restore, so
+/// it is refused; the way the refusal points to, a table of the user's own keyed by game_id,
+/// dumps and restores with the games.
+#[test]
+fn user_columns_are_refused_and_a_side_table_restores() {
+    let db = "dealcards_side_table";
+    let mut client = server::fresh_database(db);
+    client
+        .batch_execute(
+            "CREATE EXTENSION dealcards;
+             INSERT INTO desk VALUES (1);
+             INSERT INTO desk_player VALUES (1, 1, 11), (1, 2, 12), (1, 3, 13);
+             SELECT deal_cards(1) FROM generate_series(1, 3);",
+        )
+        .unwrap();
+    let error = client
+        .batch_execute("ALTER TABLE game ADD COLUMN winner smallint")
+        .unwrap_err();
+    let error = error.as_db_error().expect("an error from the server");
+    assert_eq!(error.code().code(), "0A000", "{}", error.message());
+    assert!(error
+        .hint()
+        .is_some_and(|h| h.contains("table of your own")));
+    client
+        .batch_execute(
+            "CREATE TABLE game_result (game_id bigint PRIMARY KEY, winner smallint);
+             INSERT INTO game_result SELECT game_id, leader FROM game;",
+        )
+        .unwrap();
+    let before = data(&mut client);
+    let results: i64 = one(&mut client, "SELECT count(*) FROM game_result");
+    assert_eq!(results, 3);
+
+    let dump = std::env::temp_dir().join(format!("dealcards-side-{}.dump", std::process::id()));
+    let mut args = server::program_args(db);
+    args.extend([
+        "--format=custom".to_string(),
+        format!("--file={}", dump.display()),
+    ]);
+    run("pg_dump", &args);
+    let restored = "dealcards_side_table_restored";
+    let mut copy = server::fresh_database(restored);
+    let mut args = server::program_args(restored);
+    args.extend(["--exit-on-error".to_string(), dump.display().to_string()]);
+    run("pg_restore", &args);
+    std::fs::remove_file(&dump).unwrap();
+    assert_eq!(data(&mut copy), before);
+    let joined: i64 = one(
+        &mut copy,
+        "SELECT count(*) FROM game g JOIN game_result r USING (game_id) WHERE r.winner = g.leader",
+    );
+    assert_eq!(joined, 3);
 }

@@ -106,5 +106,23 @@ SELECT cardinality(sample_ints(1, 134217724, 134217724));
 \echo :LAST_ERROR_SQLSTATE
 RESET statement_timeout;
 
+-- Column changes to the extension's tables are refused (0A000): a restore could not put their
+-- rows back. Other changes, and changes to the user's own tables, go through.
+ALTER TABLE game ADD COLUMN winner smallint;
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE game DROP COLUMN leader;
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE note ALTER COLUMN body TYPE varchar;
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE shuffle_queue RENAME COLUMN mode TO kind;
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE desk ADD CONSTRAINT desk_id_positive CHECK (desk_id > 0);
+ALTER TABLE desk DROP CONSTRAINT desk_id_positive;
+CREATE TABLE game_result (game_id bigint PRIMARY KEY, winner smallint);
+ALTER TABLE game_result ADD COLUMN remark text;
+DROP TABLE game_result;
+SELECT (SELECT count(*) FROM pg_attribute WHERE attrelid = 'game'::regclass AND attnum > 0 AND NOT attisdropped)
+       AS game_columns_unchanged;
+
 \c :regress_db
 DROP DATABASE dealcards_hardening;
