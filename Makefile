@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test bench fairness setup install cluster stop clean
+.PHONY: demo test bench fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -14,6 +14,11 @@ bench:
 # The statistical fairness report on a live server and its heat map (docs/fairness.md).
 fairness:
 	@scripts/fairness.sh
+
+# Random SQL against the extension (sqlsmith, then random calls of every function) as a plain
+# role; fails on a crash or an internal error. FUZZ_SECONDS (default 60), FUZZ_CALLS, FUZZ_SEED.
+fuzz:
+	@scripts/fuzz.sh
 
 setup:
 	@scripts/setup.sh

@@ -8,6 +8,7 @@
 #   3. pg_regress: tests/pg_regress against the installed extension on a throwaway cluster
 #   4. server tests: real client connections (tests/*.rs), the upgrade from every earlier
 #      release among them, and again with the library preloaded
+#   5. on the first major, a short fuzzing pass (scripts/fuzz.sh: sqlsmith and random calls)
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
@@ -65,6 +66,11 @@ for major in $PG_VERSIONS; do
   DEALCARDS_PGOPTIONS="-c shared_preload_libraries=dealcards" DEALCARDS_SERVER_ENV="RUST_BACKTRACE=1" \
     "$ROOT/scripts/cluster.sh" restart
   DEALCARDS_EXPECT_PRELOAD=1 cargo test --no-default-features --features "pg$first_major server_tests" --test backends
+  # A short fuzzing pass on one major (make fuzz runs longer ones).
+  if [ "$major" = "$first_major" ]; then
+    "$ROOT/scripts/cluster.sh" restart
+    FUZZ_NO_INSTALL=1 FUZZ_SECONDS=${FUZZ_SECONDS:-45} FUZZ_CALLS=${FUZZ_CALLS:-1500} "$ROOT/scripts/fuzz.sh"
+  fi
   "$ROOT/scripts/cluster.sh" stop
 done
 
