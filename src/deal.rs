@@ -64,9 +64,10 @@ fn deal_hands(
 ) -> TableIterator<'static, (name!(seat, i32), name!(cards, IntArray<i32>))> {
     // Validate before touching the generator, so bad input never keys one.
     let sizes = ok_or_raise(DealSizes::new(players, hand_size, deck_size));
-    let rows = ok_or_raise(crate::with_live(|stream| {
+    crate::limit_working_memory();
+    let rows = ok_or_raise(ok_or_raise(crate::with_live(|stream| {
         deal::deal_hands(sizes, stream, &mut check_for_interrupts)
-    }));
+    })));
     // Each hand becomes an int[] in one copy of its cards (4 bytes a card).
     let rows: Vec<_> = rows
         .into_iter()

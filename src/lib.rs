@@ -24,6 +24,8 @@ use pgrx::PgSqlErrorCode;
 use dealcards_core::cards::Suits;
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::rng::{self, Stream};
+use dealcards_core::scratch;
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 
 /// Raises a core error as a Postgres ERROR with the SQLSTATE its kind stands for.
 pub fn raise(error: Error) -> ! {
@@ -64,6 +66,18 @@ pub fn database_suits() -> Suits {
     }
 }
 
+/// `dealcards.max_working_memory`, in kB: the working memory one call may hold besides its
+/// arguments and its result (sample tables, shuffle records and slots, decks). Only superusers
+/// set it, so no role can raise what its own calls may take.
+static MAX_WORKING_MEMORY_KB: GucSetting<i32> = GucSetting::<i32>::new(1 << 20);
+
+/// Starts a call's working-memory budget from `dealcards.max_working_memory`: what the core
+/// allocates beyond it is refused with 54000 before it is allocated.
+pub fn limit_working_memory() {
+    let kb = usize::try_from(MAX_WORKING_MEMORY_KB.get()).unwrap_or(0);
+    scratch::set_working_memory_limit(kb.saturating_mul(1024));
+}
+
 /// The interrupt check handed to long core loops: honours query cancel and statement_timeout.
 pub fn check_for_interrupts() {
     pgrx::check_for_interrupts!();
@@ -81,6 +95,17 @@ pub extern "C-unwind" fn _PG_init() {
     // SAFETY: a backend runs one thread, and _PG_init runs before any code of the extension.
     unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
     deal::define_settings();
+    GucRegistry::define_int_guc(
+        c"dealcards.max_working_memory",
+        c"The working memory one dealcards call may use besides its arguments and result.",
+        c"Sampling tables, shuffle records and slots, decks: beyond this a call is refused \
+          (54000) before anything is allocated. Only superusers can change it.",
+        &MAX_WORKING_MEMORY_KB,
+        1024,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::UNIT_KB,
+    );
 }
 
 /// Required by `cargo pgrx test`.

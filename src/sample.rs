@@ -505,6 +505,7 @@ fn shuffled_in_slots<const N: usize>(
 /// from this backend's OS-keyed ChaCha20 stream. Lower bounds and NULLs are kept.
 #[pg_extern(volatile, strict, parallel_safe)]
 fn shuffle_array(a: AnyArray) -> AnyArray {
+    crate::limit_working_memory();
     let array = FlatArray::of(&a);
     if array.items() < 2 {
         return array.unchanged();
@@ -515,6 +516,7 @@ fn shuffle_array(a: AnyArray) -> AnyArray {
 /// The replayable order of `a` for a 32-byte seed (specified in docs/arrays.md).
 #[pg_extern(immutable, strict, parallel_safe, name = "shuffle_array")]
 fn shuffle_array_seeded(a: AnyArray, seed: &[u8]) -> AnyArray {
+    crate::limit_working_memory();
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
     shuffled(&FlatArray::of(&a), &mut stream)
 }
@@ -534,6 +536,7 @@ fn sampled(array: &FlatArray, n: usize, stream: &mut Stream) -> AnyArray {
 /// bound 1, from this backend's OS-keyed ChaCha20 stream.
 #[pg_extern(volatile, strict, parallel_safe)]
 fn sample_array(a: AnyArray, n: i32) -> AnyArray {
+    crate::limit_working_memory();
     let array = FlatArray::of(&a);
     let n = ok_or_raise(sample_array_len(n, array.items()));
     if n == 0 {
@@ -545,6 +548,7 @@ fn sample_array(a: AnyArray, n: i32) -> AnyArray {
 /// The replayable sample of `n` items of `a` for a 32-byte seed.
 #[pg_extern(immutable, strict, parallel_safe, name = "sample_array")]
 fn sample_array_seeded(a: AnyArray, n: i32, seed: &[u8]) -> AnyArray {
+    crate::limit_working_memory();
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
     let array = FlatArray::of(&a);
     let n = ok_or_raise(sample_array_len(n, array.items()));
@@ -555,6 +559,7 @@ fn sample_array_seeded(a: AnyArray, n: i32, seed: &[u8]) -> AnyArray {
 /// from this backend's OS-keyed ChaCha20 stream.
 #[pg_extern(volatile, strict, parallel_safe)]
 fn sample_ints(lo: i64, hi: i64, k: i32) -> IntArray<i64> {
+    crate::limit_working_memory();
     let len = ok_or_raise(sample_ints_len(lo, hi, k));
     // The array is checked and allocated before the generator is touched.
     ok_or_raise(IntArray::build(len, |out| {
@@ -567,6 +572,7 @@ fn sample_ints(lo: i64, hi: i64, k: i32) -> IntArray<i64> {
 /// The replayable sample of `k` integers of lo..hi for a 32-byte seed.
 #[pg_extern(immutable, strict, parallel_safe, name = "sample_ints")]
 fn sample_ints_seeded(lo: i64, hi: i64, k: i32, seed: &[u8]) -> IntArray<i64> {
+    crate::limit_working_memory();
     let mut stream = ok_or_raise(Stream::from_seed_bytes(seed));
     let len = ok_or_raise(sample_ints_len(lo, hi, k));
     ok_or_raise(IntArray::build(len, |out| {

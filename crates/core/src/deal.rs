@@ -8,6 +8,7 @@
 use crate::cards::{new_deck, DECK_SIZE};
 use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
+use crate::scratch::Claim;
 use crate::shuffle::{fisher_yates, MAX_ARRAY_ITEMS};
 
 /// Seats at a Dou Dizhu desk.
@@ -162,7 +163,11 @@ pub fn deal_hands(
     sizes: DealSizes,
     stream: &mut Stream,
     check: &mut dyn FnMut(),
-) -> Vec<(i32, Vec<i32>)> {
+) -> Result<Vec<(i32, Vec<i32>)>, Error> {
+    let _claim = Claim::new(
+        sizes.deck_size.saturating_mul(size_of::<i32>()),
+        &format!("a deck of {} cards", sizes.deck_size),
+    )?;
     let mut deck: Vec<i32> = (1..=sizes.deck_size as i32).collect();
     fisher_yates(&mut deck, stream, check);
     let dealt = sizes.players * sizes.hand_size;
@@ -174,7 +179,7 @@ pub fn deal_hands(
     // The rest keeps the deck's own allocation: a big deck is not copied once more.
     deck.drain(..dealt);
     rows.push((0, deck));
-    rows
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -301,7 +306,7 @@ mod tests {
     fn deal_hands_deals_in_deck_order_with_the_rest_on_seat_zero() {
         let counting: [u8; 32] = std::array::from_fn(|i| i as u8);
         let sizes = DealSizes::new(3, 17, 54).unwrap();
-        let rows = deal_hands(sizes, &mut Stream::from_seed(counting), &mut || {});
+        let rows = deal_hands(sizes, &mut Stream::from_seed(counting), &mut || {}).unwrap();
         let dou_dizhu = DouDizhuDeal::deal(&mut Stream::from_seed(counting));
         let seats: Vec<i32> = rows.iter().map(|r| r.0).collect();
         assert_eq!(seats, [1, 2, 3, 0]);
@@ -314,7 +319,8 @@ mod tests {
             DealSizes::new(4, 13, 52).unwrap(),
             &mut seeded(2),
             &mut || {},
-        );
+        )
+        .unwrap();
         assert_eq!(rows.len(), 5);
         assert!(rows[..4].iter().all(|r| r.1.len() == 13));
         assert!(rows[4].1.is_empty());

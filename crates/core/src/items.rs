@@ -7,7 +7,7 @@
 use crate::error::Error;
 use crate::rng::Stream;
 use crate::sample::partial_fisher_yates;
-use crate::scratch::Scratch;
+use crate::scratch::{Claim, Scratch};
 use crate::shuffle::{fisher_yates, prefetch, CHECK_EVERY};
 
 /// Where the items of an array's data area start and end.
@@ -146,6 +146,10 @@ pub fn sampled_items(
     stream: &mut Stream,
     check: &mut dyn FnMut(),
 ) -> Result<Vec<Item>, Error> {
+    let _claim = Claim::new(
+        k.saturating_mul(size_of::<u32>() + size_of::<Item>()),
+        &format!("a sample of {k} items"),
+    )?;
     let mut indices = vec![0u32; k];
     if k > 0 {
         partial_fisher_yates(count as u64 - 1, k, stream, check, |p, index| {

@@ -16,6 +16,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
+use crate::scratch::Claim;
 use crate::shuffle::{fisher_yates_steps, prefetch, CHECK_EVERY};
 
 /// How many integers `lo..=hi` holds (up to 2^64), if `lo <= hi`.
@@ -49,20 +50,23 @@ pub fn sample_array_len(n: i32, items: usize) -> Result<usize, Error> {
     Ok(n as usize)
 }
 
-/// A table of `len` vacant entries for a sample of `steps` values, or an error if the memory
-/// is refused. It is filled [`CHECK_EVERY`] entries at a time with `check` between: for the
-/// largest samples the table is gigabytes, and filling it must stay cancellable.
+/// A table of `len` vacant entries for a sample of `steps` values, counted against the call's
+/// working memory, or an error if the memory is refused. It is filled [`CHECK_EVERY`] entries at
+/// a time with `check` between: for the largest samples the table is gigabytes, and filling it
+/// must stay cancellable.
 fn sample_table<T: Clone>(
     len: usize,
     vacant: T,
     steps: usize,
     check: &mut dyn FnMut(),
-) -> Result<Vec<T>, Error> {
+) -> Result<(Vec<T>, Claim), Error> {
+    let what = format!("a sample of {steps} values");
+    let claim = Claim::new(len.saturating_mul(size_of::<T>()), &what)?;
     let mut table = Vec::new();
     table.try_reserve_exact(len).map_err(|_| {
         Error::new(
             ErrorKind::TooLarge,
-            format!("not enough memory to draw a sample of {steps} values"),
+            format!("not enough memory to draw {what}"),
         )
     })?;
     while table.len() < len {
@@ -72,7 +76,7 @@ fn sample_table<T: Clone>(
             check();
         }
     }
-    Ok(table)
+    Ok((table, claim))
 }
 
 /// Marks a vacant slot of [`Displaced`]. Never a stored position: a position is stored only
@@ -94,6 +98,7 @@ fn home(position: u64, len: usize) -> usize {
 /// a multiplicative hash spreads them without any defence against chosen keys.
 struct Displaced {
     slots: Vec<(u64, u64)>,
+    _claim: Claim,
     /// The highest position stored, if any: positions above it were never moved, which spares
     /// most lookups when the range is much larger than the sample.
     highest: Option<u64>,
@@ -102,8 +107,10 @@ struct Displaced {
 impl Displaced {
     fn with_room_for(steps: usize, check: &mut dyn FnMut()) -> Result<Self, Error> {
         let len = steps.saturating_add(steps / 2).max(16);
+        let (slots, claim) = sample_table(len, (VACANT, 0), steps, check)?;
         Ok(Displaced {
-            slots: sample_table(len, (VACANT, 0), steps, check)?,
+            slots,
+            _claim: claim,
             highest: None,
         })
     }
@@ -239,6 +246,7 @@ const NO_FINGERPRINT: u32 = 0;
 /// checked whole, without a branch per slot.
 struct Fingerprints {
     buckets: Vec<[u32; 4]>,
+    _claim: Claim,
     /// 64 - log2(buckets.len()): the home of a position is the top bits of its hash.
     shift: u32,
 }
@@ -247,8 +255,10 @@ impl Fingerprints {
     fn with_room_for(steps: usize, check: &mut dyn FnMut()) -> Result<Self, Error> {
         let slots = steps.saturating_add(steps / 2).max(16).next_power_of_two();
         let len = slots / 4;
+        let (buckets, claim) = sample_table(len, [NO_FINGERPRINT; 4], steps, check)?;
         Ok(Fingerprints {
-            buckets: sample_table(len, [NO_FINGERPRINT; 4], steps, check)?,
+            buckets,
+            _claim: claim,
             shift: 64 - len.trailing_zeros(),
         })
     }

@@ -8,6 +8,7 @@
 //! changes nothing, in `never` mode it is ignored. Advice never changes what memory holds.
 
 use std::alloc::{self, Layout};
+use std::cell::Cell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
@@ -39,6 +40,59 @@ pub fn advise_huge_pages(start: *mut u8, len: usize) {
     }
 }
 
+thread_local! {
+    /// The working memory a call may hold at once, and what it holds now, in bytes.
+    static BUDGET: Cell<(usize, usize)> = const { Cell::new((usize::MAX, 0)) };
+}
+
+/// Starts a call with `limit` bytes of working memory: every large buffer the core allocates
+/// for it is counted against that, and one that would pass it is refused (TooLarge) before
+/// anything is allocated. The SQL layer sets it from `dealcards.max_working_memory`; without a
+/// call to this there is no limit.
+pub fn set_working_memory_limit(limit: usize) {
+    BUDGET.set((limit, 0));
+}
+
+/// `bytes` of working memory held while this lives, counted against the call's limit.
+#[derive(Debug)]
+pub struct Claim {
+    bytes: usize,
+}
+
+impl Claim {
+    /// Counts `bytes` for `what`, or refuses them if the call would then hold more than its
+    /// limit.
+    pub fn new(bytes: usize, what: &str) -> Result<Claim, Error> {
+        let (limit, held) = BUDGET.get();
+        match held.checked_add(bytes).filter(|&total| total <= limit) {
+            Some(total) => {
+                BUDGET.set((limit, total));
+                Ok(Claim { bytes })
+            }
+            None => Err(Error::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "{what} needs {} of working memory, more than the {} a call may use \
+                     (dealcards.max_working_memory)",
+                    megabytes(bytes),
+                    megabytes(limit.saturating_sub(held))
+                ),
+            )),
+        }
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let (limit, held) = BUDGET.get();
+        BUDGET.set((limit, held.saturating_sub(self.bytes)));
+    }
+}
+
+fn megabytes(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / (1 << 20) as f64)
+}
+
 /// A fixed-length buffer of plain values, aligned to [`HUGE_PAGE`] and advised for huge pages
 /// when it is large enough for that to matter.
 pub struct Scratch<T: Copy> {
@@ -46,6 +100,8 @@ pub struct Scratch<T: Copy> {
     len: usize,
     /// None for a buffer of zero bytes, which owns no allocation.
     layout: Option<Layout>,
+    /// Its bytes, counted against the call's working memory.
+    _claim: Option<Claim>,
 }
 
 // SAFETY: Scratch owns its values like a Vec of Copy values does.
@@ -106,8 +162,10 @@ impl<T: Copy> Scratch<T> {
                 ptr: NonNull::dangling(),
                 len,
                 layout: None,
+                _claim: None,
             });
         }
+        let claim = Claim::new(bytes, "a working buffer")?;
         let align = if bytes >= WORTH_ADVISING {
             HUGE_PAGE
         } else {
@@ -123,6 +181,7 @@ impl<T: Copy> Scratch<T> {
             ptr,
             len,
             layout: Some(layout),
+            _claim: Some(claim),
         })
     }
 }
@@ -214,5 +273,25 @@ mod tests {
         let mut v = vec![1u8; 100];
         advise_huge_pages(v.as_mut_ptr(), v.len());
         assert!(v.iter().all(|&b| b == 1));
+    }
+
+    #[test]
+    fn working_memory_is_counted_and_refused_past_the_limit() {
+        set_working_memory_limit(1000);
+        let first = Scratch::<u64>::from_fn(100, |i| i as u64).unwrap();
+        let err = Scratch::<u64>::from_fn(26, |i| i as u64).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::TooLarge);
+        assert!(
+            err.message.contains("dealcards.max_working_memory"),
+            "{}",
+            err.message
+        );
+        let fits = Scratch::<u64>::from_fn(25, |i| i as u64).unwrap();
+        drop((first, fits));
+        // Released on drop: the whole limit is there again.
+        let _again = Scratch::<u8>::from_fn(1000, |_| 0).unwrap();
+        let claim = Claim::new(1, "one more byte");
+        assert!(claim.is_err());
+        set_working_memory_limit(usize::MAX);
     }
 }

@@ -102,9 +102,33 @@ SELECT length(hand_labels(array_fill(7, ARRAY[100000000])));
 \echo :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM deal_hands(1, 1, 134217727);
 \echo :LAST_ERROR_SQLSTATE
+SET dealcards.max_working_memory = '4GB';
 SELECT cardinality(sample_ints(1, 134217724, 134217724));
 \echo :LAST_ERROR_SQLSTATE
+RESET dealcards.max_working_memory;
 RESET statement_timeout;
+
+-- Working memory per call is bounded by dealcards.max_working_memory (default 1 GB): beyond
+-- it a call is refused (54000) before anything is allocated. The largest sample needs a 3.2 GB
+-- table; 10^5 short texts need 1.5 MB of slots; a million ints shuffled in place need none.
+SHOW dealcards.max_working_memory;
+SELECT cardinality(sample_ints(1, 134217724, 134217724));
+\echo :LAST_ERROR_SQLSTATE
+SET dealcards.max_working_memory = '1MB';
+SELECT cardinality(shuffle_array(ARRAY(SELECT g::text FROM generate_series(1, 100000) g)));
+\echo :LAST_ERROR_SQLSTATE
+SELECT cardinality(sample_array(ARRAY(SELECT g FROM generate_series(1, 100000) g), 100000));
+\echo :LAST_ERROR_SQLSTATE
+SELECT cardinality(shuffle_array(ARRAY(SELECT g FROM generate_series(1, 1000000) g))) AS in_place;
+SELECT cardinality(sample_ints(1, 1000000, 10000)) AS small_sample;
+RESET dealcards.max_working_memory;
+-- Only a superuser can change it.
+CREATE ROLE dealcards_plain_role;
+SET ROLE dealcards_plain_role;
+SET dealcards.max_working_memory = '4GB';
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+DROP ROLE dealcards_plain_role;
 
 -- Column changes to the extension's tables are refused (0A000): a restore could not put their
 -- rows back. Other changes, and changes to the user's own tables, go through.
