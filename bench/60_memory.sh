@@ -8,7 +8,7 @@ SELECT pg_backend_pid() AS pid \gset
 \setenv DEALCARDS_BENCH_PID :pid
 SET dealcards.max_working_memory = '4GB';
 SELECT ($1) IS NULL;
-\! sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/\$DEALCARDS_BENCH_PID/status
+\! sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/\$DEALCARDS_BENCH_PID/status
 SQL
 }
 baseline=$(peak_kb "1")
