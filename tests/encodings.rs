@@ -7,8 +7,6 @@
 
 mod server;
 
-use std::process::Command;
-
 use postgres::Client;
 
 /// A database of `encoding` (C locale, so any encoding goes), with the extension.
@@ -35,18 +33,6 @@ fn expected_labels(encoding: &str) -> (&'static str, &'static str, &'static str)
     } else {
         ("10H", "3C 3S 10H AC 2S BJ RJ", " JD ")
     }
-}
-
-fn run(tool: &str, args: &[String]) {
-    let out = Command::new(server::pg_program(tool))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{tool}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]
@@ -86,17 +72,7 @@ fn labels_are_valid_in_every_encoding_and_survive_a_dump() {
         database(&restored, encoding)
             .batch_execute("DROP EXTENSION dealcards")
             .unwrap();
-        let dump = std::env::temp_dir().join(format!("{db}-{}.dump", std::process::id()));
-        let mut args = server::program_args(&db);
-        args.extend([
-            "--format=custom".into(),
-            format!("--file={}", dump.display()),
-        ]);
-        run("pg_dump", &args);
-        let mut args = server::program_args(&restored);
-        args.extend(["--exit-on-error".into(), dump.display().to_string()]);
-        run("pg_restore", &args);
-        std::fs::remove_file(&dump).unwrap();
+        server::dump_and_restore(&db, &restored);
         let mut copy = server::connect_as(&restored, &server::dsn_setting("user"));
         let sql = "SELECT (SELECT string_agg(label || ':' || hand, ',' ORDER BY c) FROM shown),
                           (SELECT string_agg(body, ',' ORDER BY note_id) FROM note)";

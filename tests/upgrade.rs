@@ -10,7 +10,6 @@
 mod server;
 
 use std::path::Path;
-use std::process::Command;
 
 use postgres::Client;
 
@@ -237,18 +236,6 @@ fn every_function_works(client: &mut Client, queue: i64) {
     }
 }
 
-fn run(tool: &str, args: &[String]) {
-    let out = Command::new(server::pg_program(tool))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{tool} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
     let current = env!("CARGO_PKG_VERSION");
@@ -309,19 +296,8 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
 
         // A dump of the updated database restores with every row and the numbering.
         let after = data(&mut client);
-        let dump =
-            std::env::temp_dir().join(format!("dealcards-upgrade-{}.dump", std::process::id()));
-        let mut args = server::program_args(db);
-        args.extend([
-            "--format=custom".to_string(),
-            format!("--file={}", dump.display()),
-        ]);
-        run("pg_dump", &args);
         let mut restored = server::fresh_database("dealcards_upgrade_restored");
-        let mut args = server::program_args("dealcards_upgrade_restored");
-        args.extend(["--exit-on-error".to_string(), dump.display().to_string()]);
-        run("pg_restore", &args);
-        std::fs::remove_file(&dump).unwrap();
+        server::dump_and_restore(db, "dealcards_upgrade_restored");
         assert_eq!(
             data(&mut restored),
             after,
@@ -400,19 +376,9 @@ fn user_columns_are_refused_and_a_side_table_restores() {
     let results: i64 = one(&mut client, "SELECT count(*) FROM game_result");
     assert_eq!(results, 3);
 
-    let dump = std::env::temp_dir().join(format!("dealcards-side-{}.dump", std::process::id()));
-    let mut args = server::program_args(db);
-    args.extend([
-        "--format=custom".to_string(),
-        format!("--file={}", dump.display()),
-    ]);
-    run("pg_dump", &args);
     let restored = "dealcards_side_table_restored";
     let mut copy = server::fresh_database(restored);
-    let mut args = server::program_args(restored);
-    args.extend(["--exit-on-error".to_string(), dump.display().to_string()]);
-    run("pg_restore", &args);
-    std::fs::remove_file(&dump).unwrap();
+    server::dump_and_restore(db, restored);
     assert_eq!(data(&mut copy), before);
     let joined: i64 = one(
         &mut copy,

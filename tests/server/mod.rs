@@ -61,3 +61,32 @@ pub fn program_args(dbname: &str) -> Vec<String> {
         format!("--dbname={dbname}"),
     ]
 }
+
+/// Runs a client program of the server's PostgreSQL; panics with its stderr if it fails.
+pub fn run_program(name: &str, args: &[String]) {
+    let out = std::process::Command::new(pg_program(name))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{name} does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{name} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// pg_dump of database `from` (custom format), restored with pg_restore into the existing,
+/// empty database `into`.
+pub fn dump_and_restore(from: &str, into: &str) {
+    let dump = std::env::temp_dir().join(format!("dealcards-{from}-{}.dump", std::process::id()));
+    let mut args = program_args(from);
+    args.extend([
+        "--format=custom".to_string(),
+        format!("--file={}", dump.display()),
+    ]);
+    run_program("pg_dump", &args);
+    let mut args = program_args(into);
+    args.extend(["--exit-on-error".to_string(), dump.display().to_string()]);
+    run_program("pg_restore", &args);
+    std::fs::remove_file(&dump).unwrap();
+}
