@@ -119,15 +119,7 @@ fn every_sql_example_prints_what_the_docs_show() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for path in documents() {
-        let mut admin = server::connect();
-        admin
-            .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
-            .unwrap();
-        admin
-            .batch_execute(&format!(
-                "CREATE DATABASE {db} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
-            ))
-            .unwrap();
+        server::fresh_database_in(db, "UTF8");
         let (_, ok) = psql(db, "CREATE EXTENSION dealcards;", true);
         assert!(ok);
         let name = path

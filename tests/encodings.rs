@@ -9,18 +9,9 @@ mod server;
 
 use postgres::Client;
 
-/// A database of `encoding` (C locale, so any encoding goes), with the extension.
+/// A database of `encoding`, with the extension.
 fn database(name: &str, encoding: &str) -> Client {
-    let mut admin = server::connect();
-    admin
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .unwrap();
-    admin
-        .batch_execute(&format!(
-            "CREATE DATABASE {name} ENCODING '{encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
-        ))
-        .unwrap();
-    let mut client = server::connect_as(name, &server::dsn_setting("user"));
+    let mut client = server::fresh_database_in(name, encoding);
     client.batch_execute("CREATE EXTENSION dealcards").unwrap();
     client
 }

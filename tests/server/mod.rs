@@ -23,13 +23,25 @@ pub fn connect_as(dbname: &str, user: &str) -> Client {
 /// An empty database of the test's own (dropped first if an earlier run left it), and a
 /// connection to it as the superuser `make test` connects as.
 pub fn fresh_database(dbname: &str) -> Client {
+    create_database(dbname, "")
+}
+
+/// [`fresh_database`] in `encoding`, with the C locale so that any encoding goes.
+pub fn fresh_database_in(dbname: &str, encoding: &str) -> Client {
+    create_database(
+        dbname,
+        &format!(" ENCODING '{encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"),
+    )
+}
+
+fn create_database(dbname: &str, options: &str) -> Client {
     let mut admin = connect();
     // Two commands: neither may run inside the transaction block of a multi-statement string.
     admin
         .batch_execute(&format!("DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"))
         .unwrap();
     admin
-        .batch_execute(&format!("CREATE DATABASE {dbname}"))
+        .batch_execute(&format!("CREATE DATABASE {dbname}{options}"))
         .unwrap();
     let user: String = admin.query_one("SELECT current_user", &[]).unwrap().get(0);
     connect_as(dbname, &user)
