@@ -7,9 +7,16 @@
 -- CREATE EXTENSION ... SCHEMA chose.
 
 -- A table where three people play; cur_game_id is the newest game dealt at it.
+-- In provably fair mode (docs/provably_fair.md) fair_round numbers the commitment in force,
+-- fair_commitment is it (SHA-256 of the secret server seed, public), fair_nonce the nonce of
+-- the next deal under it, and fair_chain_head the chain hash of the desk's newest fair game.
 CREATE TABLE @extschema@.desk (
-    desk_id     int PRIMARY KEY,
-    cur_game_id bigint
+    desk_id         int PRIMARY KEY,
+    cur_game_id     bigint,
+    fair_round      int,
+    fair_commitment bytea,
+    fair_nonce      bigint,
+    fair_chain_head bytea
 );
 
 -- Who sits in which seat. A player sits at one seat of a desk at most.
@@ -17,6 +24,8 @@ CREATE TABLE @extschema@.desk_player (
     desk_id   int NOT NULL REFERENCES @extschema@.desk ON DELETE CASCADE,
     player_no smallint NOT NULL CHECK (player_no BETWEEN 1 AND 3),
     player_id bigint NOT NULL,
+    -- The player's own seed for provably fair deals (set_client_seed); '' until set.
+    client_seed text NOT NULL DEFAULT '',
     PRIMARY KEY (desk_id, player_no),
     UNIQUE (desk_id, player_id)
 );
@@ -47,10 +56,18 @@ CREATE TABLE @extschema@.game (
     p2_id       bigint,
     p3_id       bigint,
     leader      smallint CHECK (leader BETWEEN 1 AND 3),
-    dealt_at    timestamptz NOT NULL DEFAULT pg_catalog.now()
+    dealt_at    timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- Provably fair deals only (NULL otherwise): what verifies the deal, and the desk's chain.
+    fair_commitment bytea,
+    fair_nonce      bigint,
+    client_seeds    text[],
+    chain_hash      bytea
 );
 -- A desk's games by time.
 CREATE INDEX game_desk_dealt_at_idx ON @extschema@.game (desk_id, dealt_at);
+-- A nonce is used once under a commitment; this also finds a desk's fair games in chain order.
+CREATE UNIQUE INDEX game_fair_nonce_idx ON @extschema@.game (desk_id, fair_commitment, fair_nonce)
+    WHERE fair_commitment IS NOT NULL;
 
 -- The bids of a game; deal_cards writes the procedure's two opening records (rec_idx 0 and -1).
 CREATE TABLE @extschema@.bid_record (

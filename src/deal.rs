@@ -5,6 +5,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
 use crate::arrays::{Built, IntArray};
+use crate::fair::FairDesk;
 use crate::statements::{self, ExtensionSchema};
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
@@ -80,12 +81,16 @@ fn deal_hands(
 }
 
 /// What deal_cards returns and notifies: the desk, the new game and its first bidder (the
-/// procedure's out message).
+/// procedure's out message), and in provably fair mode the commitment (hex) and nonce.
 #[derive(serde::Serialize)]
 struct Dealt {
     desk: i32,
     game: i64,
     leader: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commitment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nonce: Option<i64>,
 }
 
 /// `dealcards.notify`: whether deal_cards sends its notification. Off lets a transaction that
@@ -103,13 +108,16 @@ pub(super) fn define_settings() {
     );
 }
 
-/// Locks the desk row: concurrent deals at one desk wait here, one after the other.
-const LOCK_DESK: &str =
-    "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+/// Locks the desk row: concurrent deals at one desk wait here, one after the other. Returns
+/// its provably fair state as it is once the lock is granted.
+const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
+                           FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
 /// Counts the seated players and, when all three are there, writes the game, points the desk at
 /// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
-/// sees the seats as they are then.
+/// sees the seats as they are then. A provably fair deal also records its commitment, nonce,
+/// client seeds (given in UTF-8) and chain hash ($8 to $11, NULL otherwise), and moves the
+/// desk's nonce and chain head on.
 const RECORD_DEAL: &str = "WITH seats AS (
          SELECT pg_catalog.count(*) AS seated,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
@@ -119,13 +127,24 @@ const RECORD_DEAL: &str = "WITH seats AS (
           WHERE desk_id OPERATOR(pg_catalog.=) $1
      ), new_game AS (
          INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
-                                       state_no, lord_no, p1_id, p2_id, p3_id, leader)
-         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
+                                       state_no, lord_no, p1_id, p2_id, p3_id, leader,
+                                       fair_commitment, fair_nonce, client_seeds, chain_hash)
+         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6, $8, $9,
+                CASE WHEN $10 IS NOT NULL THEN
+                     ARRAY[pg_catalog.convert_from($10[1], 'UTF8'),
+                           pg_catalog.convert_from($10[2], 'UTF8'),
+                           pg_catalog.convert_from($10[3], 'UTF8')] END,
+                $11
            FROM seats s
           WHERE s.seated OPERATOR(pg_catalog.=) 3
          RETURNING game_id
      ), desk_game AS (
-         UPDATE @extschema@.desk d SET cur_game_id = g.game_id FROM new_game g
+         UPDATE @extschema@.desk d
+            SET cur_game_id = g.game_id,
+                fair_nonce = CASE WHEN $8 IS NULL THEN d.fair_nonce
+                                  ELSE $9 OPERATOR(pg_catalog.+) 1 END,
+                fair_chain_head = COALESCE($11, d.fair_chain_head)
+           FROM new_game g
           WHERE d.desk_id OPERATOR(pg_catalog.=) $1
      ), opening_bids AS (
          INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
@@ -142,11 +161,26 @@ const RECORD_DEAL: &str = "WITH seats AS (
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     let schema = ExtensionSchema::of(fcinfo);
-    let (deal, game_id) = Spi::connect_mut(|client| {
-        let desk_exists =
-            !statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]).is_empty();
-        ok_or_raise(deal::check_desk_exists(desk_id, desk_exists));
-        let deal = ok_or_raise(crate::with_live(DouDizhuDeal::deal));
+    let (deal, game_id, fair) = Spi::connect_mut(|client| {
+        let locked = statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]);
+        ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
+        let desk = locked.first();
+        let fair_desk = desk.get::<i32>(1).ok().flatten().map(|round| FairDesk {
+            round,
+            commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
+            nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
+            chain_head: desk.get::<Vec<u8>>(4).ok().flatten(),
+        });
+        let (deal, fair) = match fair_desk {
+            None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
+            Some(fair_desk) => {
+                let (deal, record) =
+                    crate::fair::deal_at(client, &schema, desk_id, &fair_desk, |seated| {
+                        ok_or_raise(deal::check_seats_taken(desk_id, seated))
+                    });
+                (deal, Some(record))
+            }
+        };
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
         let recorded = statements::run(
             client,
@@ -160,6 +194,10 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
                 deal.extra.to_vec().into(),
                 (deal.first_bidder as i16).into(),
                 (deal.opening_bid_seat() as i16).into(),
+                fair.as_ref().map(|f| f.commitment.to_vec()).into(),
+                fair.as_ref().map(|f| f.nonce).into(),
+                fair.as_ref().map(|f| f.client_seeds.clone()).into(),
+                fair.as_ref().map(|f| f.chain_hash.to_vec()).into(),
             ],
         )
         .first();
@@ -182,12 +220,14 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
                     "deal_cards writes nothing unless the game row is written; remove what keeps it out."
                 );
             });
-        (deal, game_id)
+        (deal, game_id, fair)
     });
     let dealt = Dealt {
         desk: desk_id,
         game: game_id,
         leader: deal.first_bidder,
+        commitment: fair.as_ref().map(|f| crate::fair::hex(&f.commitment)),
+        nonce: fair.as_ref().map(|f| f.nonce),
     };
     let result = JsonB(serde_json::to_value(&dealt).expect("three integers serialize"));
     if !NOTIFY.get() {

@@ -8,6 +8,7 @@
 
 pub mod arrays;
 pub mod deal;
+pub mod fair;
 pub mod freecell;
 pub mod playlist;
 pub mod sample;

@@ -2,13 +2,14 @@
 //!
 //! The ChaCha20 stream and its exact bounded draws (`rng`), Fisher-Yates (`shuffle`), sampling
 //! integer ranges (`sample`) and moving array items (`items`), cards and the Dou Dizhu deal
-//! (`cards`, `deal`), Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`),
+//! (`cards`, `deal`), provably fair deals (`fair`), Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`),
 //! scratch buffers (`scratch`) and the errors they report (`error`). The extension crate turns
 //! these into SQL functions; `cargo test` here needs no server.
 
 pub mod cards;
 pub mod deal;
 pub mod error;
+pub mod fair;
 pub mod freecell;
 pub mod items;
 pub mod playlist;

@@ -22,6 +22,18 @@ use crate::error::{Error, ErrorKind};
 /// Length of a seed: a ChaCha20 key.
 pub const SEED_LEN: usize = 32;
 
+/// 32 bytes from the operating system's entropy source.
+pub fn os_seed() -> Result<[u8; SEED_LEN], Error> {
+    let mut key = [0u8; SEED_LEN];
+    SysRng.try_fill_bytes(&mut key).map_err(|e| {
+        Error::new(
+            ErrorKind::Entropy,
+            format!("could not read entropy from the operating system: {e}"),
+        )
+    })?;
+    Ok(key)
+}
+
 /// A ChaCha20 key stream with exact, unbiased bounded draws on top.
 pub struct Stream {
     chacha: ChaCha20Rng,
@@ -48,14 +60,7 @@ impl Stream {
 
     /// A stream keyed with 256 bits from the operating system.
     pub fn from_os() -> Result<Self, Error> {
-        let mut key = [0u8; SEED_LEN];
-        SysRng.try_fill_bytes(&mut key).map_err(|e| {
-            Error::new(
-                ErrorKind::Entropy,
-                format!("could not read entropy from the operating system: {e}"),
-            )
-        })?;
-        Ok(Stream::from_seed(key))
+        Ok(Stream::from_seed(os_seed()?))
     }
 
     /// The next 32-bit word of the key stream.

@@ -1,0 +1,290 @@
+use super::*;
+use crate::deal::first_bidder;
+use dealcards_fairness::{Destinations, FirstBidders, ALPHA};
+
+const ZEROS: ServerSeed = [0; 32];
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn the_message_is_the_documented_bytes() {
+    // docs/provably_fair.md: "alice", "", "Zoë", nonce 2.
+    let message = deal_message(&["alice".as_bytes(), b"", "Zoë".as_bytes()], 2);
+    assert_eq!(
+        hex(&message),
+        concat!(
+            "00000005",
+            "616c696365",
+            "00000000",
+            "00000004",
+            "5a6fc3ab",
+            "0000000000000002"
+        )
+    );
+    assert_eq!(message.len(), 29);
+}
+
+#[test]
+fn the_commitment_is_sha256_of_the_seed() {
+    // SHA-256 of 32 zero bytes, a well-known value.
+    assert_eq!(
+        hex(&commitment(&ZEROS)),
+        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+    );
+}
+
+#[test]
+fn the_key_is_hmac_sha256_of_the_message() {
+    // RFC 4231 test case 2 ("Jefe", "what do ya want for nothing?") through the same HMAC,
+    // so the key derivation uses the standard construction.
+    let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap();
+    mac.update(b"what do ya want for nothing?");
+    assert_eq!(
+        hex(&mac.finalize().into_bytes()),
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
+    let seeds: [&[u8]; 3] = [b"a", b"b", b"c"];
+    let mut mac = Hmac::<Sha256>::new_from_slice(&ZEROS).unwrap();
+    mac.update(&deal_message(&seeds, 7));
+    assert_eq!(
+        deal_key(&ZEROS, &seeds, 7)[..],
+        mac.finalize().into_bytes()[..]
+    );
+}
+
+#[test]
+fn a_fair_deal_is_the_seeded_deal_of_its_key() {
+    let seeds: [&[u8]; 3] = [b"x", b"y", b"z"];
+    let key = deal_key(&ZEROS, &seeds, 0);
+    assert_eq!(
+        deal(&ZEROS, &seeds, 0),
+        DouDizhuDeal::deal(&mut Stream::from_seed(key))
+    );
+}
+
+#[test]
+fn every_input_changes_the_deal() {
+    let seed: ServerSeed = std::array::from_fn(|i| i as u8);
+    let seeds: [&[u8]; 3] = [b"alice", b"bob", b"carol"];
+    let base = deal(&seed, &seeds, 5);
+    assert_ne!(base, deal(&seed, &seeds, 6));
+    assert_ne!(base, deal(&seed, &[b"alice", b"bob", b"carol!"], 5));
+    assert_ne!(base, deal(&seed, &[b"bob", b"alice", b"carol"], 5));
+    // The length prefix keeps seeds apart: moving a byte from one seed to the next differs.
+    assert_ne!(base, deal(&seed, &[b"alic", b"ebob", b"carol"], 5));
+    let mut other = seed;
+    other[31] ^= 1;
+    assert_ne!(base, deal(&other, &seeds, 5));
+}
+
+#[test]
+fn bad_seeds_and_nonces_are_refused() {
+    assert_eq!(
+        server_seed(&[0; 31]).unwrap_err().message,
+        "a server seed is exactly 32 bytes, got 31"
+    );
+    assert!(server_seed(&[0; 32]).is_ok());
+    assert!(check_client_seed(1, &[b'a'; 256]).is_ok());
+    assert_eq!(
+        check_client_seed(2, &[b'a'; 257]).unwrap_err().message,
+        "the client seed of seat 2 is 257 bytes in UTF-8; a client seed is at most 256"
+    );
+    assert_eq!(
+        nonce(-1).unwrap_err().message,
+        "a nonce is 0 or more, got -1"
+    );
+    assert_eq!(nonce(i64::MAX), Ok(i64::MAX as u64));
+}
+
+fn record<'a>(deal: &'a DouDizhuDeal, commitment: &'a Hash, nonce: u64) -> Recorded<'a> {
+    Recorded::of_deal(7, commitment, nonce, [b"a", b"", "Zoë".as_bytes()], deal)
+}
+
+#[test]
+fn the_chain_hash_covers_every_recorded_field() {
+    let seed: ServerSeed = [9; 32];
+    let c = commitment(&seed);
+    let seeds: [&[u8]; 3] = [b"a", b"", "Zoë".as_bytes()];
+    let dealt = deal(&seed, &seeds, 0);
+    let game = record(&dealt, &c, 0);
+    let hash = chain_hash(&CHAIN_START, &game).unwrap();
+    // Recomputed by hand from the documented layout.
+    let mut bytes = CHAIN_START.to_vec();
+    bytes.extend(7i32.to_be_bytes());
+    bytes.extend(c);
+    bytes.extend(0i64.to_be_bytes());
+    bytes.extend(
+        deal_message(&seeds, 0)
+            .split_at(deal_message(&seeds, 0).len() - 8)
+            .0,
+    );
+    for hand in game.hands {
+        bytes.extend(hand.iter().map(|&c| c as u8));
+    }
+    bytes.push(dealt.first_bidder);
+    assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
+
+    assert_ne!(hash, chain_hash(&[1; 32], &game).unwrap());
+    let mut other = game;
+    other.desk_id = 8;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
+    let mut other = game;
+    other.nonce = 1;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
+    let mut other = game;
+    other.leader = dealt.first_bidder as i16 % 3 + 1;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
+    let mut swapped = dealt.hands[0];
+    swapped.swap(0, 1);
+    let mut other = game;
+    other.hands[0] = &swapped;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
+
+    let short = &dealt.hands[0][..16];
+    let mut other = game;
+    other.hands[0] = short;
+    assert_eq!(
+        chain_hash(&CHAIN_START, &other).unwrap_err(),
+        "it holds a hand of 16 cards"
+    );
+    let mut bad = dealt.hands[1];
+    bad[3] = 55;
+    let mut other = game;
+    other.hands[1] = &bad;
+    assert_eq!(
+        chain_hash(&CHAIN_START, &other).unwrap_err(),
+        "it holds 55, which is not a card"
+    );
+}
+
+#[test]
+fn check_game_finds_each_kind_of_tampering() {
+    let seed: ServerSeed = [3; 32];
+    let c = commitment(&seed);
+    let dealt = deal(&seed, &[b"a", b"", "Zoë".as_bytes()], 4);
+    let game = record(&dealt, &c, 4);
+    let hash = chain_hash(&CHAIN_START, &game).unwrap();
+    assert!(check_game(&game, &CHAIN_START, Some(&hash), Some(&seed)).is_empty());
+    assert!(check_game(&game, &CHAIN_START, Some(&hash), None).is_empty());
+
+    // Another deal under the same nonce, with its hash recomputed to match: the chain holds,
+    // the revealed seed does not.
+    let forged = DouDizhuDeal::deal(&mut Stream::from_seed([1; 32]));
+    let rewritten = record(&forged, &c, 4);
+    let rehashed = chain_hash(&CHAIN_START, &rewritten).unwrap();
+    assert!(check_game(&rewritten, &CHAIN_START, Some(&rehashed), None).is_empty());
+    let problems = check_game(&rewritten, &CHAIN_START, Some(&rehashed), Some(&seed));
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].starts_with("the recorded cards or first bidder"),
+        "{problems:?}"
+    );
+
+    // The same record after a different predecessor: the link is broken.
+    let problems = check_game(&game, &[5; 32], Some(&hash), Some(&seed));
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].starts_with("the chain is broken here"),
+        "{problems:?}"
+    );
+
+    // A revealed seed that is not the committed one.
+    let problems = check_game(&game, &CHAIN_START, Some(&hash), Some(&[4; 32]));
+    assert_eq!(
+        problems,
+        ["the revealed server seed does not match the recorded commitment"]
+    );
+}
+
+/// Fair deals as a card room makes them: a new server seed every 100 deals, the three client
+/// seeds changing now and then, nonces counting up; everything drawn from a seeded stream.
+fn room_deals(count: usize, seed: u8, mut each: impl FnMut(&ServerSeed, [&[u8]; 3], u64)) {
+    let mut stream = Stream::from_seed([seed; 32]);
+    let mut server: ServerSeed = [0; 32];
+    let mut clients = [String::new(), String::new(), String::new()];
+    for n in 0..count {
+        if n % 100 == 0 {
+            server = std::array::from_fn(|_| stream.next_u32() as u8);
+        }
+        if n % 7 == 0 {
+            clients[stream.below(3) as usize] = format!("player seed {}", stream.next_u32());
+        }
+        let seeds = [
+            clients[0].as_bytes(),
+            clients[1].as_bytes(),
+            clients[2].as_bytes(),
+        ];
+        each(&server, seeds, (n % 100) as u64);
+    }
+}
+
+fn cards_from_zero(hand: &[i32]) -> Vec<usize> {
+    hand.iter().map(|&c| c as usize - 1).collect()
+}
+
+#[test]
+fn fair_deals_send_each_card_everywhere_17_17_17_3_and_a_modulo_protocol_is_caught() {
+    let deals = 20_000;
+    let mut fair = Destinations::default();
+    room_deals(deals, 31, |server, seeds, nonce| {
+        let d = deal(server, &seeds, nonce);
+        let [p1, p2, p3] = d.hands.map(|h| cards_from_zero(&h));
+        fair.record_hands([&p1, &p2, &p3, &cards_from_zero(&d.extra)]);
+    });
+    let test = fair.test();
+    assert_eq!(test.df, 159);
+    assert!(test.p_value > ALPHA, "fair deals rejected: {test:?}");
+
+    // The same keys scaled the way many published protocols do: one byte of the stream `% (i+1)`
+    // per Fisher-Yates step. Its modulo bias must show.
+    let mut modulo = Destinations::default();
+    room_deals(deals, 31, |server, seeds, nonce| {
+        let mut stream = Stream::from_seed(deal_key(server, &seeds, nonce));
+        let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
+        dealcards_fairness::byte_modulo_fisher_yates(&mut deck, &mut stream);
+        modulo.record_deck(&deck);
+    });
+    let test = modulo.test();
+    assert!(
+        test.p_value < ALPHA,
+        "modulo-scaled deals not caught: {test:?}"
+    );
+}
+
+#[test]
+fn fair_first_bidders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
+    let deals = 60_000;
+    let mut fair = FirstBidders::default();
+    room_deals(deals, 32, |server, seeds, nonce| {
+        fair.record(deal(server, &seeds, nonce).first_bidder as usize - 1);
+    });
+    let test = fair.test();
+    assert_eq!(test.df, 2);
+    assert!(
+        test.p_value > ALPHA,
+        "fair first bidders rejected: {test:?}"
+    );
+    // The first bidder as the key's first hex digit % 3: seat 1 gets 6 digits in 16, the others
+    // 5. Over 60,000 deals the expected chi-square is about 470 (df 2; p = 1e-4 needs 18.4).
+    let mut biased = FirstBidders::default();
+    room_deals(deals, 32, |server, seeds, nonce| {
+        biased.record((deal_key(server, &seeds, nonce)[0] >> 4) as usize % 3);
+    });
+    let test = biased.test();
+    assert!(
+        test.p_value < ALPHA,
+        "hex digit modulo not caught: {test:?}"
+    );
+    // The fair first bidder is the draw after the 53 shuffle draws on the key's stream.
+    room_deals(10, 33, |server, seeds, nonce| {
+        let mut stream = Stream::from_seed(deal_key(server, &seeds, nonce));
+        let mut deck = crate::cards::new_deck();
+        crate::shuffle::fisher_yates(&mut deck, &mut stream, &mut || {});
+        assert_eq!(
+            deal(server, &seeds, nonce).first_bidder,
+            first_bidder(&mut stream)
+        );
+    });
+}

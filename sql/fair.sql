@@ -1,0 +1,31 @@
+-- Provably fair deals (docs/provably_fair.md): the server seeds of a desk's commitments.
+--
+-- An unrevealed server seed is the one secret of the protocol. fair_seed has no privileges for
+-- any role but its owner (the role that created the extension): the extension's functions read
+-- and write it as that owner, for that one statement, and never return an unrevealed seed.
+-- Everyone else sees commitments and revealed seeds through the fair_commitment view.
+CREATE TABLE @extschema@.fair_seed (
+    desk_id      int NOT NULL,
+    round        int NOT NULL,
+    commitment   bytea NOT NULL,
+    server_seed  bytea NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    revealed_at  timestamptz,
+    PRIMARY KEY (desk_id, round)
+);
+REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
+
+-- Every commitment, with its server seed once revealed (NULL before). The seed column is the
+-- view's own expression, so no condition a reader adds can see an unrevealed one.
+CREATE VIEW @extschema@.fair_commitment WITH (security_barrier) AS
+SELECT desk_id,
+       round,
+       commitment,
+       CASE WHEN revealed_at IS NOT NULL THEN server_seed END AS server_seed,
+       committed_at,
+       revealed_at
+  FROM @extschema@.fair_seed;
+
+-- A database's dump keeps its commitments and seeds (a superuser's dump: no one else can read
+-- the table).
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.fair_seed', '');
