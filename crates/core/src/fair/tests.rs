@@ -288,3 +288,96 @@ fn fair_first_bidders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
         );
     });
 }
+
+fn bytes_of_hex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn ints(value: &serde_json::Value) -> Vec<i32> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_i64().unwrap() as i32)
+        .collect()
+}
+
+fn seeds(value: &serde_json::Value) -> Vec<Vec<u8>> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().as_bytes().to_vec())
+        .collect()
+}
+
+/// Deals and chain hashes computed by tools/verify_deal.py, a separate implementation of
+/// docs/provably_fair.md that shares no code with this crate.
+const GOLDEN: &str = include_str!("../../../../tests/reference/fair_golden.json");
+
+#[test]
+fn golden_deals_of_the_independent_implementation() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
+    let deals = golden["deals"].as_array().unwrap();
+    assert!(deals.len() >= 5);
+    for case in deals {
+        let name = case["name"].as_str().unwrap();
+        let seed = server_seed(&bytes_of_hex(case["server_seed"].as_str().unwrap())).unwrap();
+        let clients = seeds(&case["client_seeds"]);
+        let clients: [&[u8]; 3] = [&clients[0], &clients[1], &clients[2]];
+        let nonce = case["nonce"].as_u64().unwrap();
+        assert_eq!(hex(&commitment(&seed)), case["commitment"], "{name}");
+        assert_eq!(
+            hex(&deal_message(&clients, nonce)),
+            case["message"],
+            "{name}"
+        );
+        assert_eq!(
+            hex(&deal_key(&seed, &clients, nonce)),
+            case["key"],
+            "{name}"
+        );
+        let dealt = deal(&seed, &clients, nonce);
+        assert_eq!(dealt.hands[0].to_vec(), ints(&case["p1_cards"]), "{name}");
+        assert_eq!(dealt.hands[1].to_vec(), ints(&case["p2_cards"]), "{name}");
+        assert_eq!(dealt.hands[2].to_vec(), ints(&case["p3_cards"]), "{name}");
+        assert_eq!(dealt.extra.to_vec(), ints(&case["extra_cards"]), "{name}");
+        assert_eq!(
+            i64::from(dealt.first_bidder),
+            case["leader"].as_i64().unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn golden_chain_hashes_of_the_independent_implementation() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
+    let links = golden["chain"].as_array().unwrap();
+    assert!(!links.is_empty());
+    for case in links {
+        let name = case["name"].as_str().unwrap();
+        let previous: Hash = bytes_of_hex(case["prev_hash"].as_str().unwrap())
+            .try_into()
+            .unwrap();
+        let commitment = bytes_of_hex(case["commitment"].as_str().unwrap());
+        let clients = seeds(&case["client_seeds"]);
+        let hands = ["p1_cards", "p2_cards", "p3_cards", "extra_cards"].map(|h| ints(&case[h]));
+        let game = Recorded {
+            desk_id: case["desk"].as_i64().unwrap() as i32,
+            commitment: &commitment,
+            nonce: case["nonce"].as_i64().unwrap(),
+            client_seeds: [&clients[0], &clients[1], &clients[2]],
+            hands: [&hands[0], &hands[1], &hands[2], &hands[3]],
+            leader: case["leader"].as_i64().unwrap() as i16,
+        };
+        assert_eq!(
+            hex(&chain_hash(&previous, &game).unwrap()),
+            case["chain_hash"],
+            "{name}"
+        );
+    }
+}
