@@ -15,12 +15,57 @@ use postgres::Client;
 
 const ATTACKER: &str = "dealcards_mallory";
 
+/// The deals one call of [`call_every_statement_running_function`] makes.
+const DEALS_PER_CALL: i64 = 4;
+
 /// Every function of the extension that runs statements on its tables, called once each (the
 /// queue functions on a queue of their own), as `caller` sees them. Each call must succeed.
 fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
     caller
         .query_one("SELECT deal_cards($1)", &[&desk])
         .unwrap_or_else(|e| panic!("deal_cards failed: {e}"));
+    // Provably fair mode, from commitment to verification and back.
+    let fair_game = |caller: &mut Client| -> i64 {
+        let dealt: String = caller
+            .query_one("SELECT deal_cards($1)::text", &[&desk])
+            .unwrap_or_else(|e| panic!("deal_cards in provably fair mode failed: {e}"))
+            .get(0);
+        let dealt: serde_json::Value = serde_json::from_str(&dealt).unwrap();
+        dealt["game"].as_i64().unwrap()
+    };
+    for call in [
+        "SELECT fair_mode_on($1)",
+        "SELECT set_client_seed($1, 1, 'Zoë')",
+    ] {
+        caller
+            .execute(call, &[&desk])
+            .unwrap_or_else(|e| panic!("{call} failed: {e}"));
+    }
+    let game = fair_game(caller);
+    fair_game(caller);
+    for call in [
+        "SELECT * FROM fair_verify_desk($1)",
+        "SELECT * FROM fair_reveal($1)",
+    ] {
+        caller
+            .execute(call, &[&desk])
+            .unwrap_or_else(|e| panic!("{call} failed: {e}"));
+    }
+    let verified: bool = caller
+        .query_one("SELECT verified FROM fair_verify_game($1)", &[&game])
+        .unwrap_or_else(|e| panic!("fair_verify_game failed: {e}"))
+        .get(0);
+    assert!(verified, "game {game} does not verify");
+    fair_game(caller);
+    caller
+        .execute("SELECT fair_mode_off($1)", &[&desk])
+        .unwrap_or_else(|e| panic!("fair_mode_off failed: {e}"));
+    caller
+        .execute(
+            "SELECT * FROM fair_deal(pg_catalog.sha256('x'), '{a,b,c}', 1)",
+            &[],
+        )
+        .unwrap_or_else(|e| panic!("fair_deal failed: {e}"));
     let queue: i64 = caller
         .query_one(
             "SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'shuffle', 2)",
@@ -88,6 +133,39 @@ fn plant(attacker: &mut Client, schema: &str) {
         "RETURN pg_catalog.concat(a, b, c);",
     );
     sql += &function(
+        "convert_to",
+        "a text, b name",
+        "bytea",
+        "RETURN pg_catalog.convert_to(a, b);",
+    );
+    sql += &function(
+        "convert_from",
+        "a bytea, b name",
+        "text",
+        "RETURN pg_catalog.convert_from(a, b);",
+    );
+    sql += &function(
+        "cardinality",
+        "a text[]",
+        "integer",
+        "RETURN pg_catalog.cardinality(a);",
+    );
+    sql += &function(
+        "clock_timestamp",
+        "",
+        "timestamptz",
+        "RETURN pg_catalog.clock_timestamp();",
+    );
+    sql += &function(
+        "trap_max4",
+        "s integer, v integer",
+        "integer",
+        "RETURN pg_catalog.greatest(s, v);",
+    );
+    sql += &format!(
+        "CREATE AGGREGATE {schema}.max(integer) (SFUNC = {schema}.trap_max4, STYPE = integer);\n"
+    );
+    sql += &function(
         "trap_max",
         "s bigint, v bigint",
         "bigint",
@@ -109,6 +187,9 @@ fn plant(attacker: &mut Client, schema: &str) {
         ("lt88", "<", "bigint", "bigint", "boolean"),
         ("pl84", "+", "bigint", "integer", "bigint"),
         ("mi84", "-", "bigint", "integer", "bigint"),
+        ("pl44", "+", "integer", "integer", "integer"),
+        ("eqbb", "=", "bytea", "bytea", "boolean"),
+        ("gttt", ">", "timestamptz", "timestamptz", "boolean"),
     ] {
         sql += &function(
             &format!("trap_{name}"),
@@ -126,8 +207,9 @@ fn plant(attacker: &mut Client, schema: &str) {
 }
 
 /// Lookalike tables, empty, that anyone may read and write.
-const TABLES: [&str; 7] = [
+const TABLES: [&str; 8] = [
     "desk",
+    "fair_seed",
     "desk_player",
     "game",
     "bid_record",
@@ -257,8 +339,9 @@ fn lookalikes_planted_by_a_plain_role_never_run() {
         .unwrap()
         .get(0);
     assert_eq!(
-        games, 4,
-        "one deal per search_path, in the extension's table"
+        games,
+        4 * DEALS_PER_CALL,
+        "every deal of each search_path in the extension's table"
     );
 }
 
@@ -323,7 +406,8 @@ fn functions_follow_a_renamed_schema_and_never_write_into_a_lookalike() {
         (row.get(0), row.get(1))
     };
     assert_eq!(
-        games, 3,
+        games,
+        3 * DEALS_PER_CALL,
         "every deal went into the renamed schema's game table"
     );
     assert_eq!(front, 3, "every step went into the renamed schema's queue");
