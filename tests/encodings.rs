@@ -113,3 +113,67 @@ fn text_arguments_in_other_encodings_give_ordinary_errors() {
         assert!(queue > 0);
     }
 }
+
+/// A fair deal's client seeds are their UTF-8 bytes in every database encoding: the same deal
+/// as in a UTF8 database (and as the independent implementation's golden deal), and a desk in
+/// provably fair mode verifies after the reveal.
+#[test]
+fn client_seeds_are_utf8_in_every_encoding() {
+    // From tests/reference/fair_golden.json: server seed 00 01 .. 1f, nonce 2.
+    let golden_p1 = [
+        31, 8, 28, 52, 18, 4, 26, 39, 10, 43, 13, 20, 6, 54, 53, 46, 37,
+    ];
+    let deal_of = |client: &mut Client, seeds: &[&str]| -> Vec<i32> {
+        client
+            .query_one(
+                "SELECT p1_cards FROM fair_deal(decode('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex'), $1, 2)",
+                &[&seeds],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let mut utf8 = database("dealcards_fair_reference", "UTF8");
+    assert_eq!(deal_of(&mut utf8, &["alice", "", "Zoë"]), golden_p1);
+    for (encoding, seed) in [
+        ("UTF8", "Zoë"),
+        ("LATIN1", "Zoë"),
+        ("WIN1251", "Жора"),
+        ("EUC_JP", "牌"),
+        ("SQL_ASCII", "Zoë"),
+    ] {
+        let db = format!("dealcards_fair_{}", encoding.to_lowercase());
+        let mut client = database(&db, encoding);
+        let seeds = ["alice", "", seed];
+        assert_eq!(
+            deal_of(&mut client, &seeds),
+            deal_of(&mut utf8, &seeds),
+            "{encoding}: {seed}"
+        );
+        client
+            .batch_execute(
+                "INSERT INTO desk VALUES (1);
+                 INSERT INTO desk_player VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
+                 SELECT fair_mode_on(1);
+                 SELECT set_client_seed(1, 1, 'alice');",
+            )
+            .unwrap();
+        client
+            .execute("SELECT set_client_seed(1, 3, $1)", &[&seed])
+            .unwrap_or_else(|e| panic!("{encoding}: {e}"));
+        client
+            .batch_execute("SELECT deal_cards(1); SELECT deal_cards(1); SELECT fair_reveal(1);")
+            .unwrap_or_else(|e| panic!("{encoding}: {e}"));
+        let stored: Vec<String> = client
+            .query_one("SELECT client_seeds FROM game LIMIT 1", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(stored, seeds, "{encoding}");
+        let verified: Vec<Option<bool>> = client
+            .query("SELECT verified FROM fair_verify_desk(1)", &[])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(verified, [Some(true), Some(true)], "{encoding}");
+    }
+}
