@@ -8,7 +8,9 @@
 #   3. pg_regress: tests/pg_regress against the installed extension on a throwaway cluster
 #   4. server tests: real client connections (tests/*.rs), the upgrade from every earlier
 #      release among them, and again with the library preloaded
-#   5. on the first major, a short fuzzing pass (scripts/fuzz.sh: sqlsmith and random calls)
+#   5. on the first major, the players' verifier page in headless chromium against deals the
+#      extension made (scripts/test_browser.sh), and a short fuzzing pass (scripts/fuzz.sh:
+#      sqlsmith and random calls)
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
@@ -62,6 +64,10 @@ for major in $PG_VERSIONS; do
   export DEALCARDS_TEST_DSN="host=$PGHOST port=$PGPORT user=$PGUSER dbname=dealcards_test"
   export DEALCARDS_PG_BIN=$PG_BIN
   "${server_tests[@]}"
+  if [ "$major" = "$first_major" ]; then
+    say "PostgreSQL $major: the verifier page in headless chromium"
+    "$ROOT/scripts/test_browser.sh"
+  fi
   say "PostgreSQL $major: server tests again, with dealcards in shared_preload_libraries and RUST_BACKTRACE set"
   DEALCARDS_PGOPTIONS="-c shared_preload_libraries=dealcards" DEALCARDS_SERVER_ENV="RUST_BACKTRACE=1" \
     "$ROOT/scripts/cluster.sh" restart

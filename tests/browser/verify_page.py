@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""Checks verifier/index.html in a real headless chromium, driven through chromedriver over the
+W3C WebDriver HTTP protocol (standard library only).
+
+    verify_page.py [DEALS.json ...]
+
+Each DEALS.json holds a list of deals (or an object with a "deals" list), each
+{server_seed, commitment, client_seeds: [3], nonce, p1_cards, p2_cards, p3_cards, extra_cards,
+leader}; tests/reference/fair_golden.json is always checked too. For every deal the page must
+show exactly the stored hands, extra cards and first bidder and say the commitment matches; with
+one client seed, the nonce, or one hex digit of the server seed changed it must show another deal
+(the one tools/verify_deal.py computes), and for the server seed a commitment that does not
+match. tools/verify_deal.py must agree with every stored deal too. The page must load nothing:
+no external references in its source, its own Content-Security-Policy, and no request in the
+browser's network log but the page itself. Exits 1 with a message on the first failure.
+
+CHROMIUM and CHROMEDRIVER name the programs (default: chromium, chromedriver on PATH).
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "verifier" / "index.html"
+TOOL = ROOT / "tools" / "verify_deal.py"
+GOLDEN = ROOT / "tests" / "reference" / "fair_golden.json"
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, str(ROOT / "tools"))
+import verify_deal  # noqa: E402
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(msg):
+    raise Failure(msg)
+
+
+# --- WebDriver over HTTP ------------------------------------------------------------------------
+
+class Driver:
+    def __init__(self, chromedriver, chromium):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.log = open(os.devnull, "wb")
+        self.proc = subprocess.Popen([chromedriver, "--port=%d" % self.port],
+                                     stdout=self.log, stderr=self.log)
+        self.base = "http://127.0.0.1:%d" % self.port
+        self.session = None
+        deadline = time.time() + 30
+        while True:
+            try:
+                if self.call("GET", "/status").get("ready"):
+                    break
+            except (OSError, Failure):
+                pass
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.quit()
+                fail("chromedriver did not start on port %d" % self.port)
+            time.sleep(0.1)
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--no-first-run"],
+            },
+            "goog:loggingPrefs": {"performance": "ALL", "browser": "ALL"},
+        }}}
+        value = self.call("POST", "/session", caps)
+        self.session = value["sessionId"]
+        self.browser_version = value["capabilities"].get("browserVersion", "?")
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return json.loads(r.read().decode() or "{}").get("value")
+        except urllib.error.HTTPError as e:
+            try:
+                v = json.loads(e.read().decode()).get("value", {})
+                msg = "%s: %s" % (v.get("error"), (v.get("message") or "").splitlines()[0])
+            except ValueError:
+                msg = str(e)
+            fail("WebDriver %s %s failed: %s" % (method, path, msg))
+
+    def s(self, method, path, body=None):
+        return self.call(method, "/session/%s%s" % (self.session, path), body)
+
+    def quit(self):
+        try:
+            if self.session:
+                self.s("DELETE", "")
+        except (OSError, Failure):
+            pass
+        finally:
+            self.session = None
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            self.log.close()
+
+    # elements
+    def find(self, css):
+        ref = self.s("POST", "/element", {"using": "css selector", "value": css})
+        # The one key of a web element reference (the W3C identifier; read it, do not assume it).
+        self.element_key, el = next(iter(ref.items()))
+        return el
+
+    def text(self, el):
+        return self.s("GET", "/element/%s/text" % el)
+
+    def attr(self, el, name):
+        return self.s("GET", "/element/%s/attribute/%s" % (el, name))
+
+    def prop(self, el, name):
+        return self.s("GET", "/element/%s/property/%s" % (el, name))
+
+    def type_into(self, el, text):
+        """Types text like a user (an older chromedriver that cannot type characters outside the
+        BMP gets them set through the element's value instead)."""
+        self.s("POST", "/element/%s/clear" % el, {})
+        if text:
+            self.s("POST", "/element/%s/value" % el, {"text": text})
+        if self.prop(el, "value") != text and any(ord(ch) > 0xFFFF for ch in text):
+            self.s("POST", "/execute/sync", {"script": "arguments[0].value = arguments[1];",
+                                            "args": [{self.element_key: el}, text]})
+        if self.prop(el, "value") != text:
+            fail("typing %r into the page gave %r" % (text, self.prop(el, "value")))
+
+    def click(self, el):
+        self.s("POST", "/element/%s/click" % el, {})
+
+    def logs(self, kind):
+        return self.s("POST", "/se/log", {"type": kind}) or []
+
+
+# --- the page -------------------------------------------------------------------------------------
+
+INPUTS = ["server-seed", "commitment", "client-seed-1", "client-seed-2", "client-seed-3", "nonce"]
+OUTPUTS = ["seat1-cards", "seat2-cards", "seat3-cards", "extra-cards", "leader", "key",
+           "commitment-check", "error", "result"]
+
+
+class Page:
+    def __init__(self, d):
+        self.d = d
+        self.url = PAGE.as_uri()
+        d.s("POST", "/url", {"url": self.url})
+        self.el = {n: d.find("#" + n) for n in INPUTS + OUTPUTS + ["verify"]}
+        self.typed = {}  # what each input holds, so that only changed ones are retyped
+
+    def fill(self, server_seed, commitment, client_seeds, nonce):
+        values = [server_seed, commitment or ""] + list(client_seeds) + [str(nonce)]
+        for name, value in zip(INPUTS, values):
+            if self.typed.get(name) != value:
+                self.d.type_into(self.el[name], value)
+                self.typed[name] = value
+        self.d.click(self.el["verify"])
+        return self.read()
+
+    def via_fragment(self, server_seed, commitment, client_seeds, nonce):
+        from urllib.parse import quote
+        parts = [("server", server_seed)] + ([("commitment", commitment)] if commitment else [])
+        parts += [("c%d" % (i + 1), s) for i, s in enumerate(client_seeds)] + [("nonce", str(nonce))]
+        frag = "&".join("%s=%s" % (k, quote(v, safe="")) for k, v in parts)
+        self.d.s("POST", "/url", {"url": self.url + "#" + frag})
+        self.typed = {}
+        return self.read()
+
+    def read(self):
+        g = lambda n: self.d.text(self.el[n])
+        r = {"error": g("error").strip()}
+        if r["error"]:
+            if self.d.s("GET", "/element/%s/displayed" % self.el["result"]):
+                fail("the page shows an error and a result at once: %s" % r["error"])
+            return r
+        for n, field in (("seat1", "p1_cards"), ("seat2", "p2_cards"), ("seat3", "p3_cards"),
+                         ("extra", "extra_cards")):
+            shown = g(n + "-cards")
+            if self.d.attr(self.el[n + "-cards"], "data-cards") != shown:
+                fail("#%s-cards: data-cards and text differ" % n)
+            r[field] = [int(x) for x in shown.split(",")] if shown else []
+        r["leader"] = int(g("leader"))
+        r["key"] = g("key")
+        r["commitment_text"] = g("commitment-check")
+        r["commitment_matches"] = {"true": True, "false": False, "none": None}[
+            self.d.attr(self.el["commitment-check"], "data-match")]
+        return r
+
+
+# --- checks ---------------------------------------------------------------------------------------
+
+FIELDS = ["p1_cards", "p2_cards", "p3_cards", "extra_cards", "leader"]
+
+
+def strip_hex(h):
+    h = h.strip()
+    return h[2:] if h[:2] in ("\\x", "0x") else h
+
+
+def normalize(deal, where):
+    try:
+        seeds = [s if s is not None else "" for s in deal["client_seeds"]]
+        n = {"server_seed": strip_hex(deal["server_seed"]).lower(),
+             "commitment": strip_hex(deal["commitment"]).lower() if deal.get("commitment") else None,
+             "client_seeds": seeds, "nonce": int(deal["nonce"])}
+        for f in FIELDS:
+            n[f] = [int(c) for c in deal[f]] if f != "leader" else int(deal[f])
+        n["key"] = deal.get("key")
+        n["name"] = deal.get("name") or "%s, nonce %d" % (where, n["nonce"])
+    except (KeyError, TypeError, ValueError) as e:
+        fail("%s: a deal without a usable %s: %r" % (where, e, deal))
+    if len(seeds) != 3:
+        fail("%s: a deal with %d client seeds" % (where, len(seeds)))
+    return n
+
+
+def compare(label, got, want, fields=FIELDS):
+    if got.get("error"):
+        fail("%s: the page shows the error %r" % (label, got["error"]))
+    for f in fields:
+        if got[f] != want[f]:
+            fail("%s: the page shows %s = %s, expected %s" % (label, f, got[f], want[f]))
+
+
+def python_deal(server_seed, client_seeds, nonce, commitment):
+    return verify_deal.verify(bytes.fromhex(server_seed), client_seeds, nonce,
+                              bytes.fromhex(commitment) if commitment else None)
+
+
+def check_cli(deal):
+    args = [sys.executable, str(TOOL), "--server-seed", deal["server_seed"], "--nonce", str(deal["nonce"]), "--json"]
+    for s in deal["client_seeds"]:
+        args.append("--client-seed=" + s)
+    if deal["commitment"]:
+        args += ["--commitment", deal["commitment"]]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode == 1:
+        fail("%s: tools/verify_deal.py says the commitment does not match the server seed" % deal["name"])
+    if p.returncode != 0:
+        fail("%s: tools/verify_deal.py exited %d: %s" % (deal["name"], p.returncode, p.stderr.strip()))
+    r = json.loads(p.stdout)
+    for f in FIELDS:
+        if r[f] != deal[f]:
+            fail("%s: tools/verify_deal.py gives %s = %s, stored %s" % (deal["name"], f, r[f], deal[f]))
+    if deal["commitment"] and r["commitment_matches"] is not True:
+        fail("%s: tools/verify_deal.py says the commitment does not match" % deal["name"])
+    # and with one hex digit of the server seed changed, exit status 1
+    if deal["commitment"]:
+        args[3] = flip_digit(deal["server_seed"])
+        if subprocess.run(args, capture_output=True).returncode != 1:
+            fail("%s: tools/verify_deal.py accepts a changed server seed" % deal["name"])
+
+
+def flip_digit(h, i=0):
+    return h[:i] + ("1" if h[i] != "1" else "2") + h[i + 1:]
+
+
+def changed_seed(s):
+    if len((s + "!").encode("utf-8")) <= 256:
+        return s + "!"
+    return ("?" if s[0] == "!" else "!") + s[1:]
+
+
+def check_deal(page, deal, number, via_fragment=False):
+    name = deal["name"]
+    got = page.fill(deal["server_seed"], deal["commitment"], deal["client_seeds"], deal["nonce"])
+    compare(name, got, deal)
+    if deal["key"] and got["key"] != deal["key"]:
+        fail("%s: the page shows key %s, expected %s" % (name, got["key"], deal["key"]))
+    if deal["commitment"]:
+        if got["commitment_matches"] is not True or got["commitment_text"] != "matches":
+            fail("%s: the page says the commitment %r" % (name, got["commitment_text"]))
+    elif got["commitment_matches"] is not None:
+        fail("%s: no commitment given, but the page says %r" % (name, got["commitment_text"]))
+    if via_fragment:
+        compare(name + " (from the URL fragment)",
+                page.via_fragment(deal["server_seed"], deal["commitment"], deal["client_seeds"], deal["nonce"]), deal)
+
+    original = [deal[f] for f in FIELDS]
+    seat = number % 3
+    seeds = list(deal["client_seeds"])
+    seeds[seat] = changed_seed(seeds[seat])
+    nonce = deal["nonce"] + 1 if deal["nonce"] < verify_deal.MAX_NONCE else deal["nonce"] - 1
+    server = flip_digit(deal["server_seed"], number % 64)
+    for what, args in (("client seed %d changed" % (seat + 1), (deal["server_seed"], deal["commitment"], seeds, deal["nonce"])),
+                       ("nonce %d" % nonce, (deal["server_seed"], deal["commitment"], deal["client_seeds"], nonce)),
+                       ("server seed digit %d changed" % (number % 64 + 1), (server, deal["commitment"], deal["client_seeds"], deal["nonce"]))):
+        label = "%s, %s" % (name, what)
+        got = page.fill(*args)
+        want = python_deal(args[0], args[2], args[3], args[1])
+        compare(label, got, want, FIELDS + ["key"])
+        if [got[f] for f in FIELDS] == original:
+            fail("%s: the page shows the same deal as before the change" % label)
+        if what.startswith("server") and deal["commitment"]:
+            if got["commitment_matches"] is not False or not got["commitment_text"].startswith("DOES NOT match"):
+                fail("%s: the page says the commitment %r" % (label, got["commitment_text"]))
+
+
+def check_errors(page):
+    good = "00" * 32
+    cases = [
+        ("a 63-digit server seed", (good[:63], None, ["", "", ""], 0), "server seed"),
+        ("a non-hex server seed", ("zz" + good[2:], None, ["", "", ""], 0), "server seed"),
+        ("a short commitment", (good, "abc", ["", "", ""], 0), "commitment"),
+        ("a nonce that is not a number", (good, None, ["", "", ""], "1.5"), "nonce"),
+        ("a negative nonce", (good, None, ["", "", ""], "-1"), "nonce"),
+        ("a nonce of 2^63", (good, None, ["", "", ""], str(2**63)), "nonce"),
+        ("a 257-byte client seed", (good, None, ["", "\u724c" * 85 + "ab", ""], 0), "257 bytes"),
+    ]
+    for label, args, needle in cases:
+        got = page.fill(*args)
+        if not got.get("error") or needle.lower() not in got["error"].lower():
+            fail("the page does not reject %s with a clear message (shows %r)" % (label, got.get("error")))
+
+
+def check_static():
+    html = PAGE.read_text(encoding="utf-8")
+    if CSP not in html or 'http-equiv="Content-Security-Policy"' not in html:
+        fail("verifier/index.html lacks its Content-Security-Policy meta (%s)" % CSP)
+    for pattern, what in ((r"https?:|//[a-z0-9.-]+\.[a-z]{2,}/", "a URL"), (r"\bsrc\s*=", "a src attribute"),
+                          (r"<link\b", "a <link>"), (r"@import|url\(", "a CSS resource"),
+                          (r"\b(fetch|XMLHttpRequest|WebSocket|EventSource|importScripts|sendBeacon)\b", "a network API"),
+                          (r"crypto\.subtle", "crypto.subtle")):
+        m = re.search(pattern, html, re.I)
+        if m:
+            fail("verifier/index.html has %s: %r" % (what, html[max(0, m.start() - 30):m.end() + 30]))
+    for href in re.findall(r'href\s*=\s*"([^"]*)"', html):
+        if not href.startswith("#"):
+            fail("verifier/index.html links to %r" % href)
+
+
+def check_network(d, page_url):
+    requests, seen_page = [], False
+    for entry in d.logs("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            url = msg["params"]["request"]["url"]
+            if url.split("#")[0] != page_url:
+                requests.append(url)
+            else:
+                seen_page = True
+    if not seen_page:
+        fail("the browser's network log does not show even the page itself; it cannot be checked")
+    if requests:
+        fail("the page made requests: %s" % ", ".join(sorted(set(requests))[:5]))
+    problems = [e["message"] for e in d.logs("browser")
+                if e.get("level") == "SEVERE" or "Content Security Policy" in e.get("message", "")]
+    if problems:
+        fail("the browser console reports: %s" % "; ".join(problems[:3]))
+
+
+def load_deals(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    deals = data["deals"] if isinstance(data, dict) else data
+    if not isinstance(deals, list):
+        fail("%s holds no list of deals" % path)
+    return [normalize(x, "%s deal %d" % (Path(path).name, i + 1)) for i, x in enumerate(deals)]
+
+
+def main():
+    start = time.time()
+    files = [str(GOLDEN)] + sys.argv[1:]
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "chromium"
+    chromedriver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver") or "chromedriver"
+    d = None
+    try:
+        check_static()
+        deals = []
+        for path in files:
+            deals += [(x, path == str(GOLDEN)) for x in load_deals(path)]
+        d = Driver(chromedriver, chromium)
+        page = Page(d)
+        for i, (deal, golden) in enumerate(deals):
+            check_deal(page, deal, i, via_fragment=golden)
+        check_errors(page)
+        check_network(d, page.url)
+        version = d.browser_version
+        d.quit()
+        d = None
+        for deal, _ in deals:
+            check_cli(deal)
+    except Failure as e:
+        print("verifier page: FAILED: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        if d:
+            d.quit()
+    golden = sum(1 for _, g in deals if g)
+    print("verifier page: %d deals checked in chromium %s (%d golden, %d from %s), "
+          "3 changes each, tools/verify_deal.py agrees, no network requests, %.1fs"
+          % (len(deals), version, golden, len(deals) - golden,
+             ", ".join(files[1:]) or "no other file", time.time() - start))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
