@@ -36,10 +36,13 @@ END \$\$;
 -- What a game server needs: the extension's tables and sequences, no more.
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO $role;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO $role;
+REVOKE ALL ON fair_seed FROM $role;
 INSERT INTO desk (desk_id) SELECT generate_series(1, 20);
 INSERT INTO desk_player SELECT d, s, d * 10 + s FROM generate_series(1, 18) d, generate_series(1, 3) s;
 INSERT INTO desk_player VALUES (19, 1, 191);
+SELECT count(fair_mode_on(d)) FROM generate_series(1, 9) d;
 SELECT count(deal_cards(d)) FROM generate_series(1, 18) d, generate_series(1, 3);
+SELECT count(*) FROM generate_series(1, 4) d, fair_reveal(d);
 SELECT count(shuffle_queue_next(shuffle_queue_create(ARRAY(SELECT generate_series(1, n)::bigint))))
   FROM generate_series(1, 30) n;
 -- Server-side evidence: the SQLSTATE of every logged error, and calls per function.
@@ -81,8 +84,13 @@ modes=("'shuffle'" "'random'" "''" NULL "'Shuffle'" "E'\\x01'" "repeat('x', 1000
 queues=("(SELECT max(queue_id) FROM shuffle_queue)" "(SELECT min(queue_id) FROM shuffle_queue)" 1 -1
   NULL 999999)
 desks=(1 2 18 19 20 21 -1 NULL 2147483647)
+texts=("'x'" "''" NULL "repeat('é', 200)" "E'\\x01'" "'Zoë'")
+client_seeds=("'{a,b,c}'::text[]" "'{}'::text[]" "'{a,NULL,c}'::text[]" "ARRAY[repeat('x', 257), 'b', 'c']"
+  "'{{a,b},{c,d}}'::text[]" NULL "ARRAY['Zoë', '牌', '']" "'[0:2]={a,b,c}'::text[]")
+games=("(SELECT max(game_id) FROM game)" "(SELECT min(game_id) FROM game WHERE fair_commitment IS NOT NULL)"
+  -1 NULL)
 call() {
-  case $((RANDOM % 24)) in
+  case $((RANDOM % 31)) in
     0) echo "shuffle_ints($(pick ints), $(pick ints))" ;;
     1) echo "shuffle_ints($(pick ints), $(pick ints), $(pick seeds))" ;;
     2) echo "deal_cards($(pick desks))" ;;
@@ -107,6 +115,13 @@ call() {
     21) echo "shuffle_queue_add($(pick queues), $(pick bigints))" ;;
     22) echo "shuffle_queue_remove($(pick queues), $(pick bigints))" ;;
     23) echo "shuffle_queue_drop($(pick queues))" ;;
+    24) echo "fair_mode_on($(pick desks))" ;;
+    25) echo "fair_mode_off($(pick desks))" ;;
+    26) echo "fair_reveal($(pick desks))" ;;
+    27) echo "set_client_seed($(pick desks), $(pick ints), $(pick texts))" ;;
+    28) echo "fair_deal($(pick seeds), $(pick client_seeds), $(pick bigints))" ;;
+    29) echo "fair_verify_desk($(pick desks))" ;;
+    30) echo "fair_verify_game($(pick games))" ;;
   esac
 }
 calls=${FUZZ_CALLS:-3000}
