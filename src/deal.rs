@@ -113,6 +113,40 @@ pub(super) fn define_settings() {
 const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
                            FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
+/// The two statements above as the tables of release 0.2.0 take them (no provably fair
+/// columns): what deal_cards runs in a database whose extension is not yet updated.
+mod before_0_3 {
+    pub const LOCK_DESK: &str =
+        "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+    pub const RECORD_DEAL: &str = "WITH seats AS (
+         SELECT pg_catalog.count(*) AS seated,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
+           FROM @extschema@.desk_player
+          WHERE desk_id OPERATOR(pg_catalog.=) $1
+     ), new_game AS (
+         INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
+                                       state_no, lord_no, p1_id, p2_id, p3_id, leader)
+         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
+           FROM seats s
+          WHERE s.seated OPERATOR(pg_catalog.=) 3
+         RETURNING game_id
+     ), desk_game AS (
+         UPDATE @extschema@.desk d SET cur_game_id = g.game_id FROM new_game g
+          WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+     ), opening_bids AS (
+         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
+         SELECT $1, g.game_id, $7, r.rec_idx, -1
+           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
+     ), first_bidder_note AS (
+         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
+         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
+           FROM new_game g
+     )
+     SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
+}
+
 /// Counts the seated players and, when all three are there, writes the game, points the desk at
 /// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
 /// sees the seats as they are then. A provably fair deal also records its commitment, nonce,
@@ -161,11 +195,22 @@ const RECORD_DEAL: &str = "WITH seats AS (
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     let schema = ExtensionSchema::of(fcinfo);
+    let current = schema.has_column(c"desk", c"fair_round");
+    let (lock_desk, record_deal) = if current {
+        (LOCK_DESK, RECORD_DEAL)
+    } else {
+        (before_0_3::LOCK_DESK, before_0_3::RECORD_DEAL)
+    };
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        let locked = statements::run(client, &schema, LOCK_DESK, &[desk_id.into()]);
+        let locked = statements::run(client, &schema, lock_desk, &[desk_id.into()]);
         ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
         let desk = locked.first();
-        let fair_desk = desk.get::<i32>(1).ok().flatten().map(|round| FairDesk {
+        let fair_round = if current {
+            desk.get::<i32>(1).ok().flatten()
+        } else {
+            None
+        };
+        let fair_desk = fair_round.map(|round| FairDesk {
             round,
             commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
             nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
@@ -182,25 +227,24 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             }
         };
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
-        let recorded = statements::run(
-            client,
-            &schema,
-            RECORD_DEAL,
-            &[
-                desk_id.into(),
-                p1.into(),
-                p2.into(),
-                p3.into(),
-                deal.extra.to_vec().into(),
-                (deal.first_bidder as i16).into(),
-                (deal.opening_bid_seat() as i16).into(),
+        let mut args = vec![
+            desk_id.into(),
+            p1.into(),
+            p2.into(),
+            p3.into(),
+            deal.extra.to_vec().into(),
+            (deal.first_bidder as i16).into(),
+            (deal.opening_bid_seat() as i16).into(),
+        ];
+        if current {
+            args.extend([
                 fair.as_ref().map(|f| f.commitment.to_vec()).into(),
                 fair.as_ref().map(|f| f.nonce).into(),
                 fair.as_ref().map(|f| f.client_seeds.clone()).into(),
                 fair.as_ref().map(|f| f.chain_hash.to_vec()).into(),
-            ],
-        )
-        .first();
+            ]);
+        }
+        let recorded = statements::run(client, &schema, record_deal, &args).first();
         let seated = recorded
             .get::<i64>(1)
             .expect("seated is a bigint")

@@ -47,6 +47,21 @@ impl ExtensionSchema {
     }
 }
 
+impl ExtensionSchema {
+    /// Whether the extension's table `table` in this schema has the column `column`: the library
+    /// of a release serves a database still on the previous release's tables until
+    /// `ALTER EXTENSION dealcards UPDATE`, and asks this (two catalog cache lookups) to know
+    /// which statements those tables take.
+    pub fn has_column(&self, table: &CStr, column: &CStr) -> bool {
+        // SAFETY: both lookups read the catalog caches with NUL-terminated names.
+        unsafe {
+            let relid = pg_sys::get_relname_relid(table.as_ptr(), self.oid);
+            relid != pg_sys::InvalidOid
+                && pg_sys::get_attnum(relid, column.as_ptr()) != pg_sys::InvalidAttrNumber as i16
+        }
+    }
+}
+
 /// This backend's kept plans, all for one schema under one name.
 struct Plans {
     schema: ExtensionSchema,
