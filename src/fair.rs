@@ -4,9 +4,8 @@
 //! The server seeds live in fair_seed, which only its owner (the role that created the
 //! extension) can read. The statements on it run as that owner, one statement at a time
 //! ([`as_owner`]), and nothing here returns, raises or notifies a seed that is not revealed.
-
-use std::cell::RefCell;
-use std::collections::HashMap;
+//! Nothing keeps a seed between calls: every deal reads its round's seed, and only while the
+//! round is unrevealed.
 
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
@@ -39,19 +38,9 @@ fn as_owner<R>(
     schema: &ExtensionSchema,
     f: impl FnOnce(&mut SpiClient<'_>) -> R,
 ) -> R {
-    let owner = statements::run(
-        client,
-        schema,
-        "SELECT c.relowner FROM pg_catalog.pg_class c \
-          WHERE c.oid OPERATOR(pg_catalog.=) '@extschema@.fair_seed'::pg_catalog.regclass",
-        &[],
-    )
-    .first()
-    .get::<pg_sys::Oid>(1)
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| pgrx::error!("dealcards cannot find the owner of its fair_seed table"));
-
+    let owner = schema
+        .table_owner(c"fair_seed")
+        .unwrap_or_else(|| pgrx::error!("dealcards cannot find its fair_seed table"));
     struct Restore(pg_sys::Oid, i32);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -177,9 +166,7 @@ fn reveal(
             "The desk's fair_round was changed outside dealcards' functions; fair_mode_off and fair_mode_on start a new round."
         );
     });
-    let seed = ok_or_raise(fair::server_seed(&seed));
-    SEEDS.with_borrow_mut(|seeds| seeds.remove(&fair::commitment(&seed)));
-    seed
+    ok_or_raise(fair::server_seed(&seed))
 }
 
 /// Puts a desk in provably fair mode and returns the commitment in force: a new one, or the
@@ -345,84 +332,16 @@ pub struct FairRecord {
     pub chain_hash: Hash,
 }
 
-thread_local! {
-    /// Server seeds this backend has dealt with, by commitment: a commitment names its seed, so
-    /// an entry is never stale. Saves the owner's statement on every deal but a round's first.
-    static SEEDS: RefCell<HashMap<Hash, ServerSeed>> = RefCell::new(HashMap::new());
-}
-
-/// The unrevealed server seed behind a desk's commitment.
-fn server_seed_for(
-    client: &mut SpiClient<'_>,
-    schema: &ExtensionSchema,
-    desk_id: i32,
-    desk: &FairDesk,
-) -> (Hash, ServerSeed) {
-    let broken = |why: &str| -> ! {
-        ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
-            format!("desk {desk_id}'s provably fair state was changed outside dealcards' functions: {why}"),
-            "fair_mode_off and fair_mode_on put the desk under a new commitment."
-        );
-    };
-    let commitment: Hash = desk
-        .commitment
-        .as_slice()
-        .try_into()
-        .unwrap_or_else(|_| broken("its commitment is not 32 bytes"));
-    if let Some(seed) = SEEDS.with_borrow(|seeds| seeds.get(&commitment).copied()) {
-        return (commitment, seed);
-    }
-    let stored = as_owner(client, schema, |client| {
-        let table = statements::run(
-            client,
-            schema,
-            "SELECT server_seed FROM @extschema@.fair_seed \
-              WHERE desk_id OPERATOR(pg_catalog.=) $1 AND round OPERATOR(pg_catalog.=) $2 \
-                AND revealed_at IS NULL",
-            &[desk_id.into(), desk.round.into()],
-        );
-        if table.is_empty() {
-            None
-        } else {
-            table.first().get::<Vec<u8>>(1).ok().flatten()
-        }
-    });
-    let seed = stored
-        .and_then(|s| fair::server_seed(&s).ok())
-        .unwrap_or_else(|| broken("its round has no unrevealed server seed"));
-    if fair::commitment(&seed) != commitment {
-        broken("its commitment is not the one of its round");
-    }
-    SEEDS.with_borrow_mut(|seeds| {
-        if seeds.len() >= 4096 {
-            seeds.clear();
-        }
-        seeds.insert(commitment, seed);
-    });
-    (commitment, seed)
-}
-
-/// Reads the client seeds of the three seats (after the desk's lock), returning them as UTF-8
-/// and the number of seated players.
-fn seated_client_seeds(
-    client: &mut SpiClient<'_>,
-    schema: &ExtensionSchema,
-    desk_id: i32,
-) -> (i64, Vec<Vec<u8>>) {
-    let table = statements::run(
-        client,
-        schema,
-        "SELECT pg_catalog.convert_to(client_seed, 'UTF8') FROM @extschema@.desk_player \
-          WHERE desk_id OPERATOR(pg_catalog.=) $1 ORDER BY player_no",
-        &[desk_id.into()],
-    );
-    let seeds: Vec<Vec<u8>> = table
-        .map(|row| row.get::<Vec<u8>>(1).ok().flatten().unwrap_or_default())
-        .collect();
-    (seeds.len() as i64, seeds)
-}
+/// The seats' client seeds in UTF-8, in seat order, each row with the unrevealed server seed of
+/// the desk's round (NULL when the round has none). Run as fair_seed's owner: the caller's own
+/// privileges on desk_player are checked when deal_cards records the game.
+const SEEDS_FOR_DEAL: &str = "SELECT pg_catalog.convert_to(p.client_seed, 'UTF8'),
+            (SELECT s.server_seed FROM @extschema@.fair_seed s
+              WHERE s.desk_id OPERATOR(pg_catalog.=) $1 AND s.round OPERATOR(pg_catalog.=) $2
+                AND s.revealed_at IS NULL)
+       FROM @extschema@.desk_player p
+      WHERE p.desk_id OPERATOR(pg_catalog.=) $1
+      ORDER BY p.player_no";
 
 /// The provably fair deal at a locked desk: the next nonce under its commitment, from the
 /// seated players' client seeds; `check_seats` raises when the seats are not all taken.
@@ -433,9 +352,40 @@ pub fn deal_at(
     desk: &FairDesk,
     check_seats: impl FnOnce(i64),
 ) -> (DouDizhuDeal, FairRecord) {
-    let (seated, seeds) = seated_client_seeds(client, schema, desk_id);
-    check_seats(seated);
-    let (commitment, server_seed) = server_seed_for(client, schema, desk_id, desk);
+    let rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = as_owner(client, schema, |client| {
+        statements::run(
+            client,
+            schema,
+            SEEDS_FOR_DEAL,
+            &[desk_id.into(), desk.round.into()],
+        )
+        .map(|row| {
+            let seed = row.get::<Vec<u8>>(1).ok().flatten().unwrap_or_default();
+            (seed, row.get::<Vec<u8>>(2).ok().flatten())
+        })
+        .collect()
+    });
+    check_seats(rows.len() as i64);
+    let broken = |why: &str| -> ! {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+            format!("desk {desk_id}'s provably fair state was changed outside dealcards' functions: {why}"),
+            "fair_mode_off and fair_mode_on put the desk under a new commitment."
+        );
+    };
+    // Every row carries the same seed; the round must have one, unrevealed, and it must be the
+    // one the desk announces.
+    let server_seed = rows[0]
+        .1
+        .as_deref()
+        .and_then(|s| fair::server_seed(s).ok())
+        .unwrap_or_else(|| broken("its round has no unrevealed server seed"));
+    let commitment = fair::commitment(&server_seed);
+    if desk.commitment != commitment {
+        broken("its commitment is not the one of its round");
+    }
+    let seeds: Vec<Vec<u8>> = rows.into_iter().map(|(seed, _)| seed).collect();
     let given: Vec<Option<Vec<u8>>> = seeds.iter().cloned().map(Some).collect();
     let seed_refs = ok_or_raise(client_seeds(&given));
     let nonce = ok_or_raise(fair::nonce(desk.nonce));

@@ -62,6 +62,25 @@ impl ExtensionSchema {
     }
 }
 
+impl ExtensionSchema {
+    /// The owner of the extension's table `table` in this schema, from the relation cache (the
+    /// table is locked as a read of it would lock it).
+    pub fn table_owner(&self, table: &CStr) -> Option<pg_sys::Oid> {
+        // SAFETY: the relation is looked up in this schema, opened with AccessShareLock (kept to
+        // the end of the transaction, like any read), read, and closed.
+        unsafe {
+            let relid = pg_sys::get_relname_relid(table.as_ptr(), self.oid);
+            if relid == pg_sys::InvalidOid {
+                return None;
+            }
+            let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
+            let owner = (*(*rel).rd_rel).relowner;
+            pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+            Some(owner)
+        }
+    }
+}
+
 /// This backend's kept plans, all for one schema under one name.
 struct Plans {
     schema: ExtensionSchema,
