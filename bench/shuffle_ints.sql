@@ -1,9 +1,10 @@
 -- What users write today, for comparison with shuffle_ints(lo, hi).
 
--- (a) Seed 000's SQL Server retry loop, ported faithfully: draw 3n values scaled with
--- abs(hash) % n, keep the first occurrence of each value not yet taken, repeat until n distinct.
--- (hashtext is widened to bigint before abs: abs(-2^31) overflows int, the seed's latent bug.)
-CREATE OR REPLACE FUNCTION seed000_retry_loop(n int) RETURNS int[] LANGUAGE plpgsql AS $$
+-- (a) The SQL Server `dealCards` procedure's retry loop, ported faithfully: draw 3n values
+-- scaled with abs(hash) % n, keep the first occurrence of each value not yet taken, repeat until
+-- n distinct.
+-- (hashtext is widened to bigint before abs: abs(-2^31) overflows int, the procedure's latent bug.)
+CREATE OR REPLACE FUNCTION ported_retry_loop(n int) RETURNS int[] LANGUAGE plpgsql AS $$
 DECLARE
   taken int[] := '{}';
 BEGIN

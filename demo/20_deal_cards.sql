@@ -1,5 +1,6 @@
 CREATE EXTENSION IF NOT EXISTS dealcards;
--- Seed 000's Dou Dizhu deal on the extension's own tables: desk 7 with three players.
+-- The SQL Server `dealCards` procedure's Dou Dizhu deal on the extension's own tables: desk 7
+-- with three players.
 INSERT INTO desk (desk_id) VALUES (7);
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 1, 1001), (7, 2, 1002), (7, 3, 1003);
 SELECT * FROM v_player_id_in_room;
@@ -13,7 +14,7 @@ SELECT seat, player_id, hand_labels(cards) AS hand
  CROSS JOIN LATERAL (VALUES (1, g.p1_id, g.p1_cards), (2, g.p2_id, g.p2_cards),
                             (3, g.p3_id, g.p3_cards), (0, NULL, g.extra_cards)) h (seat, player_id, cards)
  WHERE d.desk_id = 7;
--- The seed's two opening bid records and its note for the first bidder.
+-- The procedure's two opening bid records and its note for the first bidder.
 SELECT player_no, rec_idx, bid_size FROM bid_record WHERE game_id = (SELECT cur_game_id FROM desk WHERE desk_id = 7);
 SELECT player_no, note_type, flag, body FROM note WHERE desk_id = 7;
 -- The same deal without tables, for procedures that keep their own.

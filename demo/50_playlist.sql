@@ -1,4 +1,4 @@
--- Shuffle play for a 10-track playlist (seed 003's queue): the tracks are ids, here 1..10.
+-- Shuffle play for a 10-track playlist (a circular shuffle queue): the tracks are ids, 1..10.
 -- The playlist is shuffled once when the queue is made; window 10 / 2 = 5.
 SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::bigint[]) AS queue \gset
 SELECT shuffle_queue_next(:queue);

@@ -1,4 +1,4 @@
-//! Dealing hands from a shuffled deck (seed 000's Dou Dizhu deal).
+//! Dealing hands from a shuffled deck (the SQL Server `dealCards` procedure's Dou Dizhu deal).
 //!
 //! Dou Dizhu deals the 54 cards to three seats: seat 1 gets the first 17 cards of the shuffled
 //! deck, seat 2 the next 17, seat 3 the next 17, and the last 3 are the extra (landlord) cards.
@@ -56,7 +56,7 @@ impl DouDizhuDeal {
         }
     }
 
-    /// The seat the seed's two opening bid records name: the one before the first bidder.
+    /// The seat the procedure's two opening bid records name: the one before the first bidder.
     pub fn opening_bid_seat(&self) -> u8 {
         previous_seat(self.first_bidder)
     }
@@ -67,7 +67,7 @@ pub fn first_bidder(stream: &mut Stream) -> u8 {
     stream.below(SEATS as u32) as u8 + 1
 }
 
-/// The seat before `seat` in turn order (1 -> 3, 2 -> 1, 3 -> 2): seed 000's `prevPlayer`.
+/// The seat before `seat` in turn order (1 -> 3, 2 -> 1, 3 -> 2): the procedure's `prevPlayer`.
 pub fn previous_seat(seat: u8) -> u8 {
     debug_assert!((1..=SEATS as u8).contains(&seat));
     (seat + SEATS as u8 - 2) % SEATS as u8 + 1
@@ -233,8 +233,8 @@ mod tests {
     }
 
     #[test]
-    fn previous_seat_is_the_seeds_prev_player() {
-        // Seed 000: player_no = prevPlayer(first bidder), 1 -> 3, 2 -> 1, 3 -> 2.
+    fn previous_seat_is_the_procedures_prev_player() {
+        // The `dealCards` procedure: player_no = prevPlayer(first bidder), 1 -> 3, 2 -> 1, 3 -> 2.
         assert_eq!(previous_seat(1), 3);
         assert_eq!(previous_seat(2), 1);
         assert_eq!(previous_seat(3), 2);
@@ -401,7 +401,7 @@ mod tests {
         assert_eq!(test.df, 2);
         assert!(test.p_value > ALPHA, "fair first bidder rejected: {test:?}");
 
-        // The seed's `abs(checksum(newid())) % 3 + 1` shape with an 8-bit random value.
+        // The `abs(checksum(newid())) % 3 + 1` shape of the procedure, with an 8-bit random value.
         let mut stream = seeded(22);
         let biased = first_bidder_counts(draws, || (stream.next_u32() as u8) % 3 + 1);
         let test = stats::chi_square_uniform(&biased);

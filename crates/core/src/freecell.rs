@@ -1,4 +1,4 @@
-//! Microsoft FreeCell's numbered deals (seed 001), card for card as the game deals them.
+//! Microsoft FreeCell's numbered deals, card for card as the game deals them.
 //!
 //! Jim Horne's published deal: a game number seeds the Microsoft C runtime's `rand()`, and the
 //! 52 cards of `cards.dll` (card = rank * 4 + suit, ranks A..K, suits clubs, diamonds, hearts,

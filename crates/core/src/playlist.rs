@@ -1,6 +1,6 @@
-//! Shuffle play and random play for playlists (seed 003's next/previous queue).
+//! Shuffle play and random play for playlists (a music player's circular shuffle queue).
 //!
-//! Seed 003 keeps a playlist as a circular queue with two pointers: `*`, the newest pick, and
+//! A music player keeps a playlist as a circular queue with two pointers: `*`, the newest pick, and
 //! `^`, the play position. On *next*, when `^` is at `*`, both advance one place and the track
 //! there is swapped with one chosen uniformly among the next `window` places, and that track
 //! plays; when `^` is behind `*` (the listener went back), `^` just advances and replays. On
@@ -13,7 +13,7 @@
 //! tracks at `front .. front + tracks`; its last places are the history, in play order, the
 //! newest pick (`*`) at the very end. A pick draws a track from the window at the front, moves
 //! it to the end, and moves the front track into the drawn track's place. With `p mod length` as
-//! the seed's circle position this is exactly the seed's queue: the drawn track's place is
+//! the circle position this is exactly the circular queue: the drawn track's place is
 //! swapped with the front place, and the front place, relabelled `front + length`, is where the
 //! circle's `*` moves to. Every step touches two positions, whatever the length.
 //!
@@ -30,7 +30,7 @@ use crate::shuffle::fisher_yates;
 /// How a queue chooses its next track.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Seed 003's shuffle: a uniform pick among the next `window` places of the circle.
+    /// The circular queue's shuffle: a uniform pick among the next `window` places of the circle.
     Shuffle,
     /// Picks with replacement, never one of the last `window` tracks played.
     Random,
@@ -61,7 +61,7 @@ impl Mode {
         }
     }
 
-    /// The window a queue of `tracks` tracks gets when none is given: the seed's length / 2
+    /// The window a queue of `tracks` tracks gets when none is given: the queue's length / 2
     /// (at least 1 in shuffle mode, where the window is what a pick draws from).
     fn default_window(self, tracks: u64) -> u64 {
         match self {
@@ -154,8 +154,8 @@ pub fn check_playlist(tracks: &mut [i64]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Shuffles a checked playlist (Fisher-Yates), as the seed suggests, so the queue starts in a
-/// random order: the tape's initial content, positions 0, 1, ...
+/// Shuffles a checked playlist (Fisher-Yates), as the circular queue suggests, so the queue starts
+/// in a random order: the tape's initial content, positions 0, 1, ...
 pub fn starting_order(tracks: &mut [i64], stream: &mut Stream, check: &mut dyn FnMut()) {
     fisher_yates(tracks, stream, check);
 }

@@ -1,5 +1,5 @@
--- deal_cards(desk_id): seed 000's Dou Dizhu deal on the extension's own tables, and the card
--- functions. Deals are live random: everything printed is a count or a boolean.
+-- deal_cards(desk_id): the `dealCards` procedure's Dou Dizhu deal on the extension's own tables,
+-- and the card functions. Deals are live random: everything printed is a count or a boolean.
 \set SHOW_CONTEXT never
 \set regress_db :DBNAME
 
@@ -91,11 +91,11 @@ SELECT cardinality(p1_cards) AS p1, cardinality(p2_cards) AS p2, cardinality(p3_
   FROM game WHERE game_id = :game;
 -- The desk points at the game.
 SELECT cur_game_id = :game AS desk_points_at_game FROM desk WHERE desk_id = 7;
--- The seed's two bid records, for the seat before the first bidder (1 -> 3, 2 -> 1, 3 -> 2).
+-- The procedure's two bid records, for the seat before the first bidder (1 -> 3, 2 -> 1, 3 -> 2).
 SELECT desk_id, game_id = :game AS this_game, player_no = (ARRAY[3, 1, 2])[:leader] AS seat_before_leader,
        rec_idx, bid_size
   FROM bid_record WHERE game_id = :game ORDER BY rec_idx DESC;
--- The seed's note for the first bidder: note_type 3, flag 'y', body '<leader>#<game>'.
+-- The procedure's note for the first bidder: note_type 3, flag 'y', body '<leader>#<game>'.
 SELECT desk_id, player_no = :leader AS to_leader, note_type, flag, body = :leader || '#' || :game AS body_is_leader_game
   FROM note WHERE desk_id = 7;
 -- Dealing again: a new game, the desk points at the newest.

@@ -91,7 +91,7 @@ SELECT g, split_part(freecell_layout(g), E'\n', 1) AS first_column
 SELECT * FROM freecell_cards(1) WHERE col = 1;
 SELECT col, count(*) AS cards, min(row) AS first_row, max(row) AS last_row
   FROM freecell_cards(617) GROUP BY col ORDER BY col;
--- Card numbers are seed 001's: rank * 4 + suit, suits C D H S.
+-- Card numbers are FreeCell's: rank * 4 + suit, suits C D H S.
 SELECT bool_and(label = substr('A23456789TJQK', card / 4 + 1, 1) || substr('CDHS', card % 4 + 1, 1))
          AS labels_match_card_numbers
   FROM freecell_cards(1);

@@ -1,8 +1,8 @@
--- Shuffle queues: seed 003's shuffle play and random play, with their state in tables.
+-- Shuffle queues: a circular queue's shuffle play and random play, with their state in tables.
 -- Picks are live random: only booleans and counts are printed.
 \set SHOW_CONTEXT never
 
--- A 10-track playlist, shuffle mode, the seed's window 10 / 2 = 5.
+-- A 10-track playlist, shuffle mode, the queue's window of length / 2 = 10 / 2 = 5.
 SELECT shuffle_queue_create(ARRAY[101, 102, 103, 104, 105, 106, 107, 108, 109, 110]::bigint[]) AS q \gset
 SELECT shuffle_queue_current(:q) IS NULL AS nothing_playing_yet,
        shuffle_queue_prev(:q) IS NULL AS nothing_to_go_back_to;

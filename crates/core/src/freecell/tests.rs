@@ -25,7 +25,7 @@ fn assert_permutation(deal: &Deal) {
 
 #[test]
 fn rand_after_srand_1() {
-    // Microsoft C's rand() after srand(1), as given for seed 001's algorithm.
+    // Microsoft C's rand() after srand(1), as given for FreeCell's deal algorithm.
     let mut rand = MsRand::srand(1);
     let values: Vec<u32> = (0..6).map(|_| rand.rand()).collect();
     assert_eq!(values, [41, 18467, 6334, 26500, 19169, 15724]);

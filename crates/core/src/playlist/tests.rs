@@ -138,7 +138,7 @@ fn text(tracks: &[i64]) -> String {
     tracks.iter().map(|&t| t as u8 as char).collect()
 }
 
-/// The seed's picture of the circle: position p of the tape is place p mod length.
+/// The circular queue's picture of the circle: position p of the tape is place p mod length.
 fn circle(queue: &Queue, tape: &MemoryTape) -> String {
     let n = queue.tracks as usize;
     let mut places = vec![0i64; n];
@@ -149,7 +149,7 @@ fn circle(queue: &Queue, tape: &MemoryTape) -> String {
     text(&places)
 }
 
-/// The seed's pointer line: `^` and `*` under their circle places (`^` alone when equal).
+/// The circular queue's pointer line: `^` and `*` under their circle places (`^` alone when equal).
 fn pointers(queue: &Queue) -> String {
     let n = queue.tracks as i64;
     let star = queue.newest().rem_euclid(n) as usize;
@@ -164,19 +164,19 @@ fn seeded(seed: u8) -> Stream {
     Stream::from_seed([seed; 32])
 }
 
-fn seed_queue() -> (Queue, MemoryTape) {
+fn worked_example_queue() -> (Queue, MemoryTape) {
     let tracks = letters("ABCDEFGHIJKLMN");
     let queue = Queue::new(Mode::Shuffle, tracks.len(), Some(7)).unwrap();
     (queue, MemoryTape::new(&tracks))
 }
 
 #[test]
-fn the_seeds_walk_through_with_its_own_choices() {
-    // Seed 003, 14 tracks ABCDEFGHIJKLMN, window 7 = 14 * 0.5, before any shuffle. The
-    // pictures below are copied from the seed; the choices are the seed's: "suppose we
-    // choose E" (offset 4 in ABCDEFG), then H (offset 6 in BCDAFGH), then nine picks that
-    // leave the circle as it is (offset 0), then H (offset 4 in LMNEHCD).
-    let (mut queue, mut tape) = seed_queue();
+fn the_worked_example_with_its_own_choices() {
+    // The circular queue's worked example: 14 tracks ABCDEFGHIJKLMN, window 7 = 14 * 0.5,
+    // before any shuffle. The pictures below are copied from the example, and so are its
+    // choices: "suppose we choose E" (offset 4 in ABCDEFG), then H (offset 6 in BCDAFGH), then
+    // nine picks that leave the circle as it is (offset 0), then H (offset 4 in LMNEHCD).
+    let (mut queue, mut tape) = worked_example_queue();
     let mut draws = Scripted::new(&[4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]);
 
     assert_eq!(queue.next(&mut tape, &mut draws), 'E' as i64);
@@ -192,7 +192,7 @@ fn the_seeds_walk_through_with_its_own_choices() {
     }
     assert_eq!(circle(&queue, &tape), "EHCDAFGBIJKLMN");
     assert_eq!(pointers(&queue), "          ^");
-    // The window the seed names for the next pick: "LMNEHCD".
+    // The window the example names for the next pick: "LMNEHCD".
     let window: String = (0..queue.eligible() as i64)
         .map(|k| tape.track_at(queue.front + k) as u8 as char)
         .collect();
@@ -211,18 +211,18 @@ fn the_seeds_walk_through_with_its_own_choices() {
     assert_eq!(queue.next(&mut tape, &mut draws), 'K' as i64);
     assert_eq!(pointers(&queue), "          ^*");
     assert_eq!(circle(&queue, &tape), "ELCDAFGBIJKHMN");
-    // Every draw asked for the seed's window of 7, and the script was used up exactly.
+    // Every draw asked for the queue's window of 7, and the script was used up exactly.
     assert_eq!(draws.bounds, vec![7; 12]);
     assert!(draws.choices.is_empty());
 }
 
 #[test]
-fn the_seeds_walk_through_with_a_fixed_seed() {
-    // The same 14 tracks and window 7, the choices now from the seeded ChaCha20 stream. At
-    // every pick, checked by hand against the seed's rule: the window is the 7 circle places
-    // after *, (p1 + 0 .. p1 + 7) mod 14; the drawn track comes from that window; it is
-    // swapped with the track at p1, the new play position, and nothing else moves.
-    let (mut queue, mut tape) = seed_queue();
+fn the_worked_example_with_a_fixed_seed() {
+    // The same 14 tracks and window 7, the choices now from the seeded ChaCha20 stream. At every
+    // pick, checked by hand against the circular queue's rule: the window is the 7 circle places
+    // after *, (p1 + 0 .. p1 + 7) mod 14; the drawn track comes from that window; it is swapped
+    // with the track at p1, the new play position, and nothing else moves.
+    let (mut queue, mut tape) = worked_example_queue();
     let mut stream = seeded(3);
     let mut played = Vec::new();
     for step in 0..40 {
@@ -251,7 +251,7 @@ fn the_seeds_walk_through_with_a_fixed_seed() {
         assert_eq!(queue.playing(), Some(queue.newest()));
         played.push(track);
     }
-    // The seed's promise: nothing comes back within length - window = 7 picks.
+    // The circular queue's promise: nothing comes back within length - window = 7 picks.
     for (i, track) in played.iter().enumerate() {
         let next_time = played[i + 1..].iter().position(|t| t == track);
         if let Some(gap) = next_time {
