@@ -1,12 +1,17 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test bench fairness fuzz setup install cluster stop clean
+.PHONY: demo test test-citus bench fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
 
 test:
 	@scripts/test.sh
+
+# The Citus suite alone (make test runs it too): Citus built once from its source, a coordinator
+# and two workers on this machine, tests/citus.rs over real connections.
+test-citus: setup
+	@scripts/test_citus.sh
 
 bench:
 	@scripts/bench.sh

@@ -11,6 +11,8 @@
 #   5. on the first major, the players' verifier page in headless chromium against deals the
 #      extension made (scripts/test_browser.sh), and a short fuzzing pass (scripts/fuzz.sh:
 #      sqlsmith and random calls)
+#   then, once: 6. the Citus suite (scripts/test_citus.sh) on a one-machine cluster of
+#      PostgreSQL 15 (a message instead when Citus is unavailable)
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
@@ -19,7 +21,7 @@ read -r first_major _ <<<"$PG_VERSIONS"
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy -D warnings"
-cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests" -- -D warnings
+cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests citus_tests" -- -D warnings
 cargo clippy --all-targets -p dealcards-core -p dealcards-fairness -- -D warnings
 say "unit tests of crates/core and crates/fairness"
 cargo test -p dealcards-core -p dealcards-fairness
@@ -80,4 +82,11 @@ for major in $PG_VERSIONS; do
   "$ROOT/scripts/cluster.sh" stop
 done
 
-say "all test suites passed on PostgreSQL $PG_VERSIONS"
+# Citus (PostgreSQL 15 only): a coordinator and two workers on this machine.
+citus_rc=0
+"$ROOT/scripts/test_citus.sh" || citus_rc=$?
+case $citus_rc in
+  0) say "all test suites passed on PostgreSQL $PG_VERSIONS, and on a Citus cluster" ;;
+  3) say "all test suites passed on PostgreSQL $PG_VERSIONS; the Citus suite did not run (Citus is unavailable, see above)" ;;
+  *) exit "$citus_rc" ;;
+esac
