@@ -1,8 +1,9 @@
 -- Tables of the Dou Dizhu dealing workflow (deal_cards): snake-case ports of the desk,
 -- players-in-room view, game, bidRecord and writeNote tables of the SQL Server dealCards procedure.
 --
--- Every table carries desk_id and every statement deal_cards runs names its rows by desk_id, so
--- the tables can be distributed by desk (Citus: create_distributed_table(..., 'desk_id')).
+-- Every table carries desk_id, every key and unique constraint includes it, and every statement
+-- deal_cards runs names its rows by desk_id, so the tables can be distributed by desk
+-- (dealcards_distribute() on a Citus coordinator, sql/citus.sql).
 -- Names are qualified with the extension's schema: this script runs with whatever schema
 -- CREATE EXTENSION ... SCHEMA chose.
 
@@ -44,7 +45,7 @@ SELECT d.desk_id,
 -- One deal: three hands of 17 cards, the 3 extra (landlord) cards, who played it, and the state
 -- of its bidding (state_no 1 = bidding, lord_no 0 = no landlord yet; leader = first bidder).
 CREATE TABLE @extschema@.game (
-    game_id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    game_id     bigint GENERATED ALWAYS AS IDENTITY,
     desk_id     int NOT NULL,
     p1_cards    int[] NOT NULL CHECK (cardinality(p1_cards) = 17),
     p2_cards    int[] NOT NULL CHECK (cardinality(p2_cards) = 17),
@@ -61,7 +62,11 @@ CREATE TABLE @extschema@.game (
     fair_commitment bytea,
     fair_nonce      bigint,
     client_seeds    text[],
-    chain_hash      bytea
+    chain_hash      bytea,
+    -- A desk's games. Ids are unique on their own too (each node numbers from its own range,
+    -- see dealcards_distribute); the key names the desk so that a cluster can keep a desk's
+    -- games on one node.
+    PRIMARY KEY (desk_id, game_id)
 );
 -- A desk's games by time.
 CREATE INDEX game_desk_dealt_at_idx ON @extschema@.game (desk_id, dealt_at);

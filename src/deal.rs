@@ -109,9 +109,37 @@ pub(super) fn define_settings() {
 }
 
 /// Locks the desk row: concurrent deals at one desk wait here, one after the other. Returns
-/// its provably fair state as it is once the lock is granted.
-const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
-                           FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+/// its provably fair state as it is once the lock is granted and, at a desk in the mode, what
+/// the deal is derived from: the round's unrevealed server seed and the seats' client seeds in
+/// UTF-8 (so a provably fair deal costs no statement more than another). It runs as the owner
+/// of fair_seed (crate::fair::as_owner); the caller's own privileges on desk and desk_player
+/// are checked by the statement that records the deal. The seeds are read with the snapshot
+/// of the statement's start: after waiting for the lock they may be older than the locked row
+/// (a reveal committed meanwhile), which deal_cards sees and then reads them again.
+const LOCK_DESK: &str = "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
+            s.server_seed,
+            CASE WHEN d.fair_round IS NOT NULL THEN
+                 (SELECT pg_catalog.count(*) FROM @extschema@.desk_player p
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id) END,
+            CASE WHEN d.fair_round IS NOT NULL THEN
+                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                     AND p.player_no OPERATOR(pg_catalog.=) 1) END,
+            CASE WHEN d.fair_round IS NOT NULL THEN
+                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                     AND p.player_no OPERATOR(pg_catalog.=) 2) END,
+            CASE WHEN d.fair_round IS NOT NULL THEN
+                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                     AND p.player_no OPERATOR(pg_catalog.=) 3) END
+       FROM @extschema@.desk d
+       LEFT JOIN @extschema@.fair_seed s
+              ON s.desk_id OPERATOR(pg_catalog.=) d.desk_id
+             AND s.round OPERATOR(pg_catalog.=) d.fair_round
+             AND s.revealed_at IS NULL
+      WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+        FOR UPDATE OF d";
 
 /// The two statements above as the tables of release 0.2.0 take them (no provably fair
 /// columns): what deal_cards runs in a database whose extension is not yet updated.
@@ -191,6 +219,56 @@ const RECORD_DEAL: &str = "WITH seats AS (
      )
      SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
 
+/// The same deal written one table at a time, each statement naming one desk, so that on a
+/// Citus cluster each is routed to the desk's shards on the worker running the deal: seats, the
+/// game (its id from this node's range, see [`crate::citus`]), the desk, the two opening bids,
+/// the note.
+mod by_table {
+    pub const SEATS: &str = "SELECT pg_catalog.count(*),
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1),
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2),
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3)
+           FROM @extschema@.desk_player WHERE desk_id OPERATOR(pg_catalog.=) $1";
+    pub const INSERT_GAME: &str = "INSERT INTO @extschema@.game
+                (game_id, desk_id, p1_cards, p2_cards, p3_cards, extra_cards, state_no, lord_no,
+                 p1_id, p2_id, p3_id, leader, fair_commitment, fair_nonce, client_seeds, chain_hash)
+         OVERRIDING SYSTEM VALUE
+         VALUES ($10 OPERATOR(pg_catalog.+)
+                     pg_catalog.nextval('@extschema@.game_game_id_seq'::pg_catalog.regclass),
+                 $1, $2, $3, $4, $5, 1, 0, $7, $8, $9, $6, $11, $12,
+                 CASE WHEN $13 IS NOT NULL THEN
+                      ARRAY[pg_catalog.convert_from($13[1], 'UTF8'),
+                            pg_catalog.convert_from($13[2], 'UTF8'),
+                            pg_catalog.convert_from($13[3], 'UTF8')] END,
+                 $14)
+         RETURNING game_id";
+    pub const UPDATE_DESK: &str = "UPDATE @extschema@.desk
+            SET cur_game_id = $2,
+                fair_nonce = CASE WHEN $3 IS NULL THEN fair_nonce
+                                  ELSE $4 OPERATOR(pg_catalog.+) 1 END,
+                fair_chain_head = COALESCE($5, fair_chain_head)
+          WHERE desk_id OPERATOR(pg_catalog.=) $1";
+    pub const INSERT_BIDS: &str = "INSERT INTO @extschema@.bid_record
+                (desk_id, game_id, player_no, rec_idx, bid_size)
+         VALUES ($1, $2, $3, 0, -1), ($1, $2, $3, -1, -1)";
+    pub const INSERT_NOTE: &str = "INSERT INTO @extschema@.note
+                (note_id, desk_id, player_no, note_type, flag, body)
+         OVERRIDING SYSTEM VALUE
+         VALUES ($4 OPERATOR(pg_catalog.+)
+                     pg_catalog.nextval('@extschema@.note_note_id_seq'::pg_catalog.regclass),
+                 $1, $3, 3, 'y', pg_catalog.concat($3, '#', $2))";
+}
+
+/// The game no statement wrote: something of the user's (a trigger, a rule) kept the row out.
+fn suppressed(desk_id: i32) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION,
+        format!("no game was recorded for desk {desk_id}: a trigger or rule on game suppressed the insert"),
+        "deal_cards writes nothing unless the game row is written; remove what keeps it out."
+    );
+}
+
 /// The SQL Server dealCards procedure: deals a Dou Dizhu game at a desk of three, in the caller's transaction.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
@@ -201,8 +279,16 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     } else {
         (before_0_3::LOCK_DESK, before_0_3::RECORD_DEAL)
     };
+    // On a Citus node, one table at a time; elsewhere one statement does it all.
+    let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        let locked = statements::run(client, &schema, lock_desk, &[desk_id.into()]);
+        let locked = if current {
+            crate::fair::as_owner(client, &schema, |client| {
+                statements::run(client, &schema, lock_desk, &[desk_id.into()])
+            })
+        } else {
+            statements::run(client, &schema, lock_desk, &[desk_id.into()])
+        };
         ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
         let desk = locked.first();
         let fair_round = if current {
@@ -215,6 +301,13 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
             nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
             chain_head: desk.get::<Vec<u8>>(4).ok().flatten(),
+            read: desk.get::<Vec<u8>>(5).ok().flatten().map(|server_seed| {
+                let seated = desk.get::<i64>(6).ok().flatten().unwrap_or(0);
+                let client_seeds = (7..=9)
+                    .map(|n| desk.get::<Vec<u8>>(n).ok().flatten())
+                    .collect();
+                (server_seed, seated, client_seeds)
+            }),
         });
         let (deal, fair) = match fair_desk {
             None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
@@ -226,6 +319,10 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
                 (deal, Some(record))
             }
         };
+        if by_table {
+            let game_id = record_by_table(client, &schema, desk_id, &deal, fair.as_ref());
+            return (deal, game_id, fair);
+        }
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
         let mut args = vec![
             desk_id.into(),
@@ -254,16 +351,8 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         let game_id = recorded
             .get::<i64>(2)
             .expect("game_id is a bigint")
-            .unwrap_or_else(|| {
-                // The statement inserts a game whenever three are seated; no id back means
-                // something of the user's (a trigger, a rule) kept the row out.
-                ereport!(
-                    ERROR,
-                    PgSqlErrorCode::ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION,
-                    format!("no game was recorded for desk {desk_id}: a trigger or rule on game suppressed the insert"),
-                    "deal_cards writes nothing unless the game row is written; remove what keeps it out."
-                );
-            });
+            // The statement inserts a game whenever three are seated.
+            .unwrap_or_else(|| suppressed(desk_id));
         (deal, game_id, fair)
     });
     let dealt = Dealt {
@@ -292,6 +381,84 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         );
     }
     result
+}
+
+/// Writes a deal at a locked desk one table at a time ([`by_table`]) and returns its game id.
+fn record_by_table(
+    client: &mut pgrx::spi::SpiClient<'_>,
+    schema: &ExtensionSchema,
+    desk_id: i32,
+    deal: &DouDizhuDeal,
+    fair: Option<&crate::fair::FairRecord>,
+) -> i64 {
+    let seats = statements::run(client, schema, by_table::SEATS, &[desk_id.into()]);
+    let seats = seats.first();
+    let seated = seats.get::<i64>(1).ok().flatten().unwrap_or(0);
+    ok_or_raise(deal::check_seats_taken(desk_id, seated));
+    let player = |n: usize| seats.get::<i64>(n).ok().flatten();
+    let (p1_id, p2_id, p3_id) = (player(2), player(3), player(4));
+    let base = crate::citus::id_base(client, schema);
+    let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
+    let leader = deal.first_bidder as i16;
+    let commitment = fair.map(|f| f.commitment.to_vec());
+    let nonce = fair.map(|f| f.nonce);
+    let chain_hash = fair.map(|f| f.chain_hash.to_vec());
+    let inserted = statements::run(
+        client,
+        schema,
+        by_table::INSERT_GAME,
+        &[
+            desk_id.into(),
+            p1.into(),
+            p2.into(),
+            p3.into(),
+            deal.extra.to_vec().into(),
+            leader.into(),
+            p1_id.into(),
+            p2_id.into(),
+            p3_id.into(),
+            base.into(),
+            commitment.clone().into(),
+            nonce.into(),
+            fair.map(|f| f.client_seeds.clone()).into(),
+            chain_hash.clone().into(),
+        ],
+    );
+    let game_id = if inserted.is_empty() {
+        None
+    } else {
+        inserted.first().get::<i64>(1).ok().flatten()
+    }
+    .unwrap_or_else(|| suppressed(desk_id));
+    statements::run(
+        client,
+        schema,
+        by_table::UPDATE_DESK,
+        &[
+            desk_id.into(),
+            game_id.into(),
+            commitment.into(),
+            nonce.into(),
+            chain_hash.into(),
+        ],
+    );
+    statements::run(
+        client,
+        schema,
+        by_table::INSERT_BIDS,
+        &[
+            desk_id.into(),
+            game_id.into(),
+            (deal.opening_bid_seat() as i16).into(),
+        ],
+    );
+    statements::run(
+        client,
+        schema,
+        by_table::INSERT_NOTE,
+        &[desk_id.into(), game_id.into(), leader.into(), base.into()],
+    );
+    game_id
 }
 
 #[cfg(any(test, feature = "pg_test"))]

@@ -33,10 +33,10 @@ pub fn hex(bytes: &[u8]) -> String {
 /// one SECURITY DEFINER functions make (a local user id change, restricted: no SET ROLE, no
 /// temporary objects); an error inside is undone with the rest of the (sub)transaction, which
 /// restores the caller.
-fn as_owner<R>(
-    client: &mut SpiClient<'_>,
+pub fn as_owner<'conn, R>(
+    client: &mut SpiClient<'conn>,
     schema: &ExtensionSchema,
-    f: impl FnOnce(&mut SpiClient<'_>) -> R,
+    f: impl FnOnce(&mut SpiClient<'conn>) -> R,
 ) -> R {
     let owner = schema
         .table_owner(c"fair_seed")
@@ -142,15 +142,22 @@ fn reveal(
     desk_id: i32,
     round: i32,
 ) -> ServerSeed {
+    // The time the reveal holds the desk's lock (clock time, not the transaction's start): a
+    // deal dealt later than this waited for the reveal. Passed as a value: Citus routes no
+    // UPDATE that calls a volatile function.
+    // SAFETY: reads the clock.
+    let now = unsafe { pg_sys::GetCurrentTimestamp() };
+    let now = pgrx::datum::TimestampWithTimeZone::try_from(now)
+        .unwrap_or_else(|e| pgrx::error!("cannot read the clock: {e}"));
     let seed = as_owner(client, schema, |client| {
         let table = statements::run(
             client,
             schema,
-            "UPDATE @extschema@.fair_seed SET revealed_at = pg_catalog.clock_timestamp() \
+            "UPDATE @extschema@.fair_seed SET revealed_at = $3 \
               WHERE desk_id OPERATOR(pg_catalog.=) $1 AND round OPERATOR(pg_catalog.=) $2 \
                 AND revealed_at IS NULL \
              RETURNING server_seed",
-            &[desk_id.into(), round.into()],
+            &[desk_id.into(), round.into(), now.into()],
         );
         if table.is_empty() {
             None
@@ -322,6 +329,9 @@ pub struct FairDesk {
     pub commitment: Vec<u8>,
     pub nonce: i64,
     pub chain_head: Option<Vec<u8>>,
+    /// The round's unrevealed server seed, the number seated and the seats' client seeds (UTF-8),
+    /// if the lock's statement read them; None: read them afresh.
+    pub read: Option<(Vec<u8>, i64, Vec<Option<Vec<u8>>>)>,
 }
 
 /// What deal_cards records of a fair deal besides the cards.
@@ -352,19 +362,26 @@ pub fn deal_at(
     desk: &FairDesk,
     check_seats: impl FnOnce(i64),
 ) -> (DouDizhuDeal, FairRecord) {
-    let rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = as_owner(client, schema, |client| {
-        statements::run(
-            client,
-            schema,
-            SEEDS_FOR_DEAL,
-            &[desk_id.into(), desk.round.into()],
-        )
-        .map(|row| {
-            let seed = row.get::<Vec<u8>>(1).ok().flatten().unwrap_or_default();
-            (seed, row.get::<Vec<u8>>(2).ok().flatten())
-        })
-        .collect()
-    });
+    // Read with the desk's lock, or (when the lock's snapshot predates the round) now.
+    let rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = match &desk.read {
+        Some((server_seed, seated, seeds)) if *seated == SEATS as i64 => seeds
+            .iter()
+            .map(|seed| (seed.clone().unwrap_or_default(), Some(server_seed.clone())))
+            .collect(),
+        _ => as_owner(client, schema, |client| {
+            statements::run(
+                client,
+                schema,
+                SEEDS_FOR_DEAL,
+                &[desk_id.into(), desk.round.into()],
+            )
+            .map(|row| {
+                let seed = row.get::<Vec<u8>>(1).ok().flatten().unwrap_or_default();
+                (seed, row.get::<Vec<u8>>(2).ok().flatten())
+            })
+            .collect()
+        }),
+    };
     check_seats(rows.len() as i64);
     let broken = |why: &str| -> ! {
         ereport!(

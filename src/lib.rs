@@ -7,6 +7,7 @@
 ::pgrx::pg_module_magic!(name, version);
 
 pub mod arrays;
+pub mod citus;
 pub mod deal;
 pub mod fair;
 pub mod freecell;

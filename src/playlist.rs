@@ -269,12 +269,15 @@ fn shuffle_queue_create(
     ok_or_raise(outcome);
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
+        // On a Citus worker, ids come from the node's own range (crate::citus).
+        let id_base = crate::citus::id_base(client, &schema);
         let table = statements::run(
             client,
             &schema,
             "INSERT INTO @extschema@.shuffle_queue \
-                    (mode, window_size, tracks, front, history, behind) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING queue_id",
+                    (queue_id, mode, window_size, tracks, front, history, behind) \
+             VALUES ($7 OPERATOR(pg_catalog.+) pg_catalog.nextval('@extschema@.shuffle_queue_id_seq'::pg_catalog.regclass), \
+                     $1, $2, $3, $4, $5, $6) RETURNING queue_id",
             &[
                 queue.mode.name().into(),
                 window.into(),
@@ -282,6 +285,7 @@ fn shuffle_queue_create(
                 queue.front.into(),
                 (queue.history as i64).into(),
                 (queue.behind as i64).into(),
+                id_base.into(),
             ],
         );
         let queue_id: i64 =

@@ -218,7 +218,20 @@ fn play(client: &mut Client) -> Vec<i64> {
 /// Calls every function of the extension once and checks each answer; fails if the extension
 /// has a function this list does not call.
 fn every_function_works(client: &mut Client, queue: i64) {
-    let calls: [(&str, &str); 31] = [
+    // Whether a statement fails with the SQLSTATE given.
+    client
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION pg_temp.raises(sql text, state text) RETURNS boolean
+             LANGUAGE plpgsql AS $$
+             BEGIN
+               EXECUTE sql;
+               RETURN false;
+             EXCEPTION WHEN OTHERS THEN
+               RETURN SQLSTATE = state;
+             END $$",
+        )
+        .unwrap();
+    let calls: [(&str, &str); 32] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -258,6 +271,11 @@ fn every_function_works(client: &mut Client, queue: i64) {
         ),
         ("fair_mode_off", "SELECT fair_mode_off(3) IS NOT NULL"),
         ("fair_deal", "SELECT leader BETWEEN 1 AND 3 FROM fair_deal(sha256('x'), '{a,b,c}', 0)"),
+        // Without Citus, a clear refusal.
+        (
+            "dealcards_distribute",
+            "SELECT pg_temp.raises('SELECT * FROM dealcards_distribute()', '55000')",
+        ),
     ];
     let functions: Vec<String> = client
         .query(
