@@ -199,7 +199,7 @@ BEGIN
     END LOOP;
     -- Rows that were there were copied into the shards; the coordinator's own copies go,
     -- referencing tables first.
-    FOREACH tbl IN ARRAY (SELECT array_agg(t ORDER BY n DESC)
+    FOREACH tbl IN ARRAY (SELECT COALESCE(array_agg(t ORDER BY n DESC), '{}')
                             FROM unnest(had_rows) WITH ORDINALITY u (t, n)) LOOP
         PERFORM truncate_local_data_after_distributing_table(format('%I.%I', ext_schema, tbl)::regclass);
     END LOOP;

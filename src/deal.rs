@@ -109,39 +109,54 @@ pub(super) fn define_settings() {
 }
 
 /// Locks the desk row: concurrent deals at one desk wait here, one after the other. Returns
-/// its provably fair state as it is once the lock is granted and, at a desk in the mode, what
-/// the deal is derived from: the round's unrevealed server seed and the seats' client seeds in
-/// UTF-8 (so a provably fair deal costs no statement more than another). It runs as the owner
-/// of fair_seed (crate::fair::as_owner); the caller's own privileges on desk and desk_player
-/// are checked by the statement that records the deal. The seeds are read with the snapshot
-/// of the statement's start: after waiting for the lock they may be older than the locked row
-/// (a reveal committed meanwhile), which deal_cards sees and then reads them again.
-const LOCK_DESK: &str = "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
+/// its provably fair state as it is once the lock is granted.
+const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
+                           FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+
+/// LOCK_DESK for a desk this backend last saw in provably fair mode: it also reads what the
+/// deal is derived from, the round's unrevealed server seed and the seats' client seeds in
+/// UTF-8, so that a provably fair deal costs no statement more than another. It runs as the
+/// owner of fair_seed (crate::fair::as_owner); the caller's own privileges on desk and
+/// desk_player are checked by the statement that records the deal. The seeds are read with the
+/// snapshot of the statement's start: after waiting for the lock they may be older than the
+/// locked row (a reveal committed meanwhile), which deal_cards sees and then reads them again.
+/// Every table is filtered by the desk given ($1), so that Citus routes the whole statement to
+/// the desk's worker.
+const LOCK_FAIR_DESK: &str =
+    "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
             s.server_seed,
             CASE WHEN d.fair_round IS NOT NULL THEN
                  (SELECT pg_catalog.count(*) FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id) END,
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1) END,
             CASE WHEN d.fair_round IS NOT NULL THEN
                  (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
                      AND p.player_no OPERATOR(pg_catalog.=) 1) END,
             CASE WHEN d.fair_round IS NOT NULL THEN
                  (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
                      AND p.player_no OPERATOR(pg_catalog.=) 2) END,
             CASE WHEN d.fair_round IS NOT NULL THEN
                  (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
                      AND p.player_no OPERATOR(pg_catalog.=) 3) END
        FROM @extschema@.desk d
        LEFT JOIN @extschema@.fair_seed s
-              ON s.desk_id OPERATOR(pg_catalog.=) d.desk_id
+              ON s.desk_id OPERATOR(pg_catalog.=) $1
              AND s.round OPERATOR(pg_catalog.=) d.fair_round
              AND s.revealed_at IS NULL
       WHERE d.desk_id OPERATOR(pg_catalog.=) $1
         FOR UPDATE OF d";
 
-/// The two statements above as the tables of release 0.2.0 take them (no provably fair
+thread_local! {
+    /// The desks (of a schema) this backend last found in provably fair mode: their next deal
+    /// locks them with LOCK_FAIR_DESK. A wrong guess costs one statement: a desk that left the
+    /// mode is dealt as any other, one that entered it reads its seeds in a statement more.
+    static FAIR_DESKS: std::cell::RefCell<std::collections::HashSet<(pg_sys::Oid, i32)>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// LOCK_DESK and RECORD_DEAL as the tables of release 0.2.0 take them (no provably fair
 /// columns): what deal_cards runs in a database whose extension is not yet updated.
 mod before_0_3 {
     pub const LOCK_DESK: &str =
@@ -282,9 +297,10 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     // On a Citus node, one table at a time; elsewhere one statement does it all.
     let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        let locked = if current {
+        let hinted = current && FAIR_DESKS.with_borrow(|d| d.contains(&(schema.oid(), desk_id)));
+        let locked = if hinted {
             crate::fair::as_owner(client, &schema, |client| {
-                statements::run(client, &schema, lock_desk, &[desk_id.into()])
+                statements::run(client, &schema, LOCK_FAIR_DESK, &[desk_id.into()])
             })
         } else {
             statements::run(client, &schema, lock_desk, &[desk_id.into()])
@@ -296,18 +312,33 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         } else {
             None
         };
+        if current && fair_round.is_some() != hinted {
+            FAIR_DESKS.with_borrow_mut(|desks| {
+                if fair_round.is_some() {
+                    if desks.len() >= 100_000 {
+                        desks.clear();
+                    }
+                    desks.insert((schema.oid(), desk_id));
+                } else {
+                    desks.remove(&(schema.oid(), desk_id));
+                }
+            });
+        }
         let fair_desk = fair_round.map(|round| FairDesk {
             round,
             commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
             nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
             chain_head: desk.get::<Vec<u8>>(4).ok().flatten(),
-            read: desk.get::<Vec<u8>>(5).ok().flatten().map(|server_seed| {
-                let seated = desk.get::<i64>(6).ok().flatten().unwrap_or(0);
-                let client_seeds = (7..=9)
-                    .map(|n| desk.get::<Vec<u8>>(n).ok().flatten())
-                    .collect();
-                (server_seed, seated, client_seeds)
-            }),
+            read: hinted
+                .then(|| desk.get::<Vec<u8>>(5).ok().flatten())
+                .flatten()
+                .map(|server_seed| {
+                    let seated = desk.get::<i64>(6).ok().flatten().unwrap_or(0);
+                    let client_seeds = (7..=9)
+                        .map(|n| desk.get::<Vec<u8>>(n).ok().flatten())
+                        .collect();
+                    (server_seed, seated, client_seeds)
+                }),
         });
         let (deal, fair) = match fair_desk {
             None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),

@@ -48,6 +48,11 @@ impl ExtensionSchema {
 }
 
 impl ExtensionSchema {
+    /// The schema's oid.
+    pub fn oid(&self) -> pg_sys::Oid {
+        self.oid
+    }
+
     /// Whether the extension's table `table` in this schema has the column `column`: the library
     /// of a release serves a database still on the previous release's tables until
     /// `ALTER EXTENSION dealcards UPDATE`, and asks this (two catalog cache lookups) to know
