@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test test-citus bench fairness fuzz setup install cluster stop clean
+.PHONY: demo test test-citus bench bench-citus fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -15,6 +15,11 @@ test-citus: setup
 
 bench:
 	@scripts/bench.sh
+
+# Deals per second on a one-machine Citus cluster next to a plain server and a hand-written
+# distributed PL/pgSQL deal, and shuffle_queue_next latency there (BENCHMARKS.md).
+bench-citus: install
+	@scripts/bench_citus.sh
 
 # The statistical fairness report on a live server and its heat map (docs/fairness.md).
 fairness:

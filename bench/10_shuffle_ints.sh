@@ -3,7 +3,7 @@ bench_sql -f "$ROOT/bench/shuffle_ints.sql"
 
 echo "### shuffle_ints(1, n): milliseconds per call"
 echo
-echo "| n | shuffle_ints | (a) seed 000 retry loop | (b) array_agg ORDER BY random() | (c) PL/pgSQL Fisher-Yates | (d) array_fill floor | (b) / shuffle_ints | shuffle_ints / (d) |"
+echo "| n | shuffle_ints | (a) dealCards retry loop | (b) array_agg ORDER BY random() | (c) PL/pgSQL Fisher-Yates | (d) array_fill floor | (b) / shuffle_ints | shuffle_ints / (d) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in 54 10000 1000000; do
   case $n in
@@ -21,9 +21,9 @@ for n in 54 10000 1000000; do
   ours=$(median_ms "SELECT count(shuffle_ints(1, $n + s * 0)) FROM generate_series(1, $calls) s")
   if [ "$n" -ge 1000000 ]; then
     # Superlinear at this size (minutes a call): one run, capped.
-    retry=$(once_ms "SELECT count(seed000_retry_loop($n + s * 0)) FROM generate_series(1, $slow_calls) s")
+    retry=$(once_ms "SELECT count(ported_retry_loop($n + s * 0)) FROM generate_series(1, $slow_calls) s")
   else
-    retry=$(median_ms "SELECT count(seed000_retry_loop($n + s * 0)) FROM generate_series(1, $slow_calls) s")
+    retry=$(median_ms "SELECT count(ported_retry_loop($n + s * 0)) FROM generate_series(1, $slow_calls) s")
   fi
   agg=$(median_ms "SELECT count((SELECT array_agg(g ORDER BY random()) FROM generate_series(1, $n + s * 0) g)) FROM generate_series(1, $slow_calls) s")
   plpgsql=$(median_ms "SELECT count(plpgsql_fisher_yates($n + s * 0)) FROM generate_series(1, $slow_calls) s")

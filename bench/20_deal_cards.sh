@@ -1,8 +1,10 @@
 # deal_cards(desk) under pgbench: deals per second with 1 and 8 clients, each transaction one
-# deal at a random desk of 100, next to (a) seed 000's procedure ported to PL/pgSQL and (b) the
-# same writes with fixed hands; (b) without its NOTIFY shows what Postgres's commit-time
-# serialization of notifying transactions costs. Each figure is the median of
-# DEAL_BENCH_ROUNDS (default 3) runs of DEAL_BENCH_SECONDS (default 6) seconds; the variants
+# deal at a random desk of 100, next to (a) the SQL Server dealCards procedure ported to
+# PL/pgSQL and (b) the same writes with fixed hands; (b) without its NOTIFY shows what
+# Postgres's commit-time serialization of notifying transactions costs. The same runs deal at
+# 100 other desks in provably fair mode, for the cost of the protocol (docs/provably_fair.md).
+# Each figure is the median of DEAL_BENCH_ROUNDS (default 3) runs of DEAL_BENCH_SECONDS
+# (default 6) seconds; the variants
 # take turns within a round, and every run starts from empty game, bid_record and note tables.
 # shellcheck shell=bash
 bench_sql -f "$ROOT/bench/deal_cards.sql"
@@ -10,9 +12,10 @@ bench_sql -f "$ROOT/bench/deal_cards.sql"
 deal_seconds=${DEAL_BENCH_SECONDS:-6}
 deal_rounds=${DEAL_BENCH_ROUNDS:-3}
 deal_dir=$(mktemp -d)
-deal_script() { printf '\\set desk random(1, 100)\n%s\n' "$2" >"$deal_dir/$1.sql"; }
+deal_script() { printf '\\set desk random(%s)\n%s\n' "${3:-1, 100}" "$2" >"$deal_dir/$1.sql"; }
 deal_script deal_cards 'SELECT deal_cards(:desk);'
-deal_script seed000 'CALL seed000_deal_cards(:desk, NULL);'
+deal_script fair 'SELECT deal_cards(:desk);' '101, 200'
+deal_script ported 'CALL ported_deal_cards(:desk, NULL);'
 deal_script fixed 'CALL fixed_hands_deal(:desk);'
 deal_script fixed_silent 'CALL fixed_hands_deal(:desk, false);'
 
@@ -39,22 +42,31 @@ deal_median() { sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 
 
 echo "### deal_cards(desk): deals per second under pgbench (100 desks, ${deal_seconds} s runs, median of ${deal_rounds})"
 echo
-echo "| clients | deal_cards | (a) seed 000 in PL/pgSQL | (b) fixed hands floor | deal_cards / (a) | deal_cards / (b) | (b) without NOTIFY |"
+echo "| clients | deal_cards | (a) dealCards in PL/pgSQL | (b) fixed hands floor | deal_cards / (a) | deal_cards / (b) | (b) without NOTIFY |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
+fair_rows=()
 for clients in 1 8; do
   declare -A deal_runs=()
   for _ in $(seq "$deal_rounds"); do
-    for variant in deal_cards seed000 fixed fixed_silent; do
+    for variant in deal_cards fair ported fixed fixed_silent; do
       deal_runs[$variant]+="$(deal_tps "$variant" "$clients") "
     done
   done
-  for variant in deal_cards seed000 fixed fixed_silent; do
+  for variant in deal_cards fair ported fixed fixed_silent; do
     declare "deal_${variant}=$(tr ' ' '\n' <<<"${deal_runs[$variant]}" | grep . | deal_median)"
   done
   # shellcheck disable=SC2154
-  echo "| $clients | $deal_deal_cards | $deal_seed000 | $deal_fixed | $(ratio "$deal_deal_cards" "$deal_seed000") | $(ratio "$deal_deal_cards" "$deal_fixed" 2) | $deal_fixed_silent |"
+  echo "| $clients | $deal_deal_cards | $deal_ported | $deal_fixed | $(ratio "$deal_deal_cards" "$deal_ported") | $(ratio "$deal_deal_cards" "$deal_fixed" 2) | $deal_fixed_silent |"
+  # shellcheck disable=SC2154
+  fair_rows+=("| $clients | $deal_deal_cards | $deal_fair | $(ratio "$deal_fair" "$deal_deal_cards" 2) |")
   unset deal_runs
 done
+echo
+echo "### deal_cards in provably fair mode: deals per second, the same runs (100 other desks)"
+echo
+echo "| clients | deal_cards | deal_cards, provably fair | fair / normal |"
+echo "|---:|---:|---:|---:|"
+printf '%s\n' "${fair_rows[@]}"
 echo
 rm -rf "$deal_dir"
 

@@ -1,26 +1,29 @@
 -- What deal_cards(desk_id) is compared with, on the extension's own tables, and the desks the
 -- benchmark deals at.
 
--- 100 desks of three players each.
+-- 100 desks of three players each, and 100 more in provably fair mode, whose players set
+-- client seeds.
 TRUNCATE game, bid_record, note;
 DELETE FROM desk;
-INSERT INTO desk (desk_id) SELECT d FROM generate_series(1, 100) d;
-INSERT INTO desk_player (desk_id, player_no, player_id)
-SELECT d, s, d * 10 + s FROM generate_series(1, 100) d, generate_series(1, 3) s;
+INSERT INTO desk (desk_id) SELECT d FROM generate_series(1, 200) d;
+INSERT INTO desk_player (desk_id, player_no, player_id, client_seed)
+SELECT d, s, d * 10 + s, CASE WHEN d > 100 THEN 'player ' || (d * 10 + s) ELSE '' END
+  FROM generate_series(1, 200) d, generate_series(1, 3) s;
+SELECT count(fair_mode_on(d)) FROM generate_series(101, 200) d;
 
--- (a) Seed 000's dealCards, ported faithfully to PL/pgSQL: the retry loop draws 3 * 54 values
--- scaled with abs(hash) % 54 into @x (a table variable the seed never clears), appends to @t,
+-- (a) The SQL Server dealCards procedure, ported faithfully to PL/pgSQL: the retry loop draws 3 * 54 values
+-- scaled with abs(hash) % 54 into @x (a table variable the procedure never clears), appends to @t,
 -- in order of first appearance, the values not yet taken, and repeats until @t holds 54; then it
 -- reads the players from the view, inserts the game, points the desk at it, draws the first
 -- bidder the same way, inserts the two bid records one by one, sets the game's state again, and
 -- writes the note through writeNote. Table variables become arrays, the `nums` table
 -- generate_series, newid() gen_random_uuid() and checksum() hashtext(). (hashtext is widened to
--- bigint before abs: abs(-2^31) overflows int, the seed's latent bug.) Like the seed it takes no
+-- bigint before abs: abs(-2^31) overflows int, the procedure's latent bug.) Like the procedure it takes no
 -- lock, checks nothing and sends no NOTIFY.
-CREATE OR REPLACE FUNCTION seed000_prev_player(player int) RETURNS int
+CREATE OR REPLACE FUNCTION ported_prev_player(player int) RETURNS int
 LANGUAGE sql IMMUTABLE AS $$ SELECT CASE player WHEN 1 THEN 3 ELSE player - 1 END $$;
 
-CREATE OR REPLACE PROCEDURE seed000_write_note(in_desk_id int, in_player int, in_note_type int,
+CREATE OR REPLACE PROCEDURE ported_write_note(in_desk_id int, in_player int, in_note_type int,
                                                in_flag text, in_body text)
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -28,7 +31,7 @@ BEGIN
   VALUES (in_desk_id, in_player, in_note_type, in_flag, in_body);
 END $$;
 
-CREATE OR REPLACE PROCEDURE seed000_deal_cards(in_desk_id int, INOUT out_msg varchar(500) DEFAULT NULL)
+CREATE OR REPLACE PROCEDURE ported_deal_cards(in_desk_id int, INOUT out_msg varchar(500) DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
   lbound int := 1;
@@ -63,14 +66,14 @@ BEGIN
   -- the first bidder, and the two bid records placed ahead of the bidding
   rnd_player := abs(hashtext(gen_random_uuid()::text)::bigint) % 3 + 1;
   INSERT INTO bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
-  VALUES (in_desk_id, new_game_id, seed000_prev_player(rnd_player), 0, -1);
+  VALUES (in_desk_id, new_game_id, ported_prev_player(rnd_player), 0, -1);
   INSERT INTO bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
-  VALUES (in_desk_id, new_game_id, seed000_prev_player(rnd_player), -1, -1);
+  VALUES (in_desk_id, new_game_id, ported_prev_player(rnd_player), -1, -1);
   -- the game is now bidding
   UPDATE game SET state_no = 1 WHERE desk_id = in_desk_id AND game_id = new_game_id;
   out_msg := '{desk:' || in_desk_id || ',game:' || new_game_id || ',leader:' || rnd_player || '}';
   note_body := rnd_player || '#' || new_game_id;
-  CALL seed000_write_note(in_desk_id, rnd_player, 3, 'y', note_body);
+  CALL ported_write_note(in_desk_id, rnd_player, 3, 'y', note_body);
 END $$;
 
 -- (b) The floor: the same lock, checks, writes and NOTIFY as deal_cards, with the very statements

@@ -17,3 +17,4 @@ for b in bench/${BENCH_ONLY:-[0-9]}*.sh; do
   # shellcheck source=/dev/null
   source "$b"
 done
+echo "The same deals on a one-machine Citus cluster, next to a hand-written distributed deal: make bench-citus"
