@@ -7,6 +7,9 @@
 #   citus_cluster.sh wipe        stop every node and delete the cluster
 #   citus_cluster.sh add-worker  one more worker (worker3, worker4, ...), registered on the
 #                                coordinator (for rebalancing); prints its port
+#   citus_cluster.sh spare-worker  one more worker, started with citus in the database but not
+#                                registered (a test adds it with citus_add_node); the same one
+#                                again while it exists; prints its port
 #   citus_cluster.sh env         exports: PGHOST/PGPORT/PGUSER/PGDATABASE of the coordinator,
 #                                DEALCARDS_CITUS_COORDINATOR_PORT, DEALCARDS_CITUS_WORKER<n>_PORT
 #   citus_cluster.sh status      each node's port and state, and the coordinator's node list
@@ -176,6 +179,25 @@ add_worker() {
   echo "$node on port $(port_of "$node")"
 }
 
+spare_worker() {
+  start
+  local node n=1
+  for node in $(nodes | grep worker); do
+    if [ -f "$dir/$node/spare" ]; then
+      prepare_node_db "$node"
+      port_of "$node"
+      return 0
+    fi
+  done
+  while [ -d "$dir/worker$n" ]; do n=$((n + 1)); done
+  node=worker$n
+  initdb_node "$node"
+  start_node "$node"
+  prepare_node_db "$node"
+  touch "$dir/$node/spare"
+  port_of "$node"
+}
+
 stop() {
   local node
   for node in $(nodes | tac); do stop_node "$node"; done
@@ -217,7 +239,8 @@ case "${1:-}" in
   stop) stop ;;
   wipe) wipe ;;
   add-worker) add_worker ;;
+  spare-worker) spare_worker ;;
   env) env_exports ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|wipe|add-worker|env|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|wipe|add-worker|spare-worker|env|status" >&2; exit 2 ;;
 esac

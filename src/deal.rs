@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
 use crate::arrays::{Built, IntArray};
-use crate::fair::FairDesk;
+use crate::fair::{FairDesk, ReadWithLock};
 use crate::statements::{self, ExtensionSchema};
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
@@ -332,12 +332,12 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             read: hinted
                 .then(|| desk.get::<Vec<u8>>(5).ok().flatten())
                 .flatten()
-                .map(|server_seed| {
-                    let seated = desk.get::<i64>(6).ok().flatten().unwrap_or(0);
-                    let client_seeds = (7..=9)
+                .map(|server_seed| ReadWithLock {
+                    server_seed,
+                    seated: desk.get::<i64>(6).ok().flatten().unwrap_or(0),
+                    client_seeds: (7..=9)
                         .map(|n| desk.get::<Vec<u8>>(n).ok().flatten())
-                        .collect();
-                    (server_seed, seated, client_seeds)
+                        .collect(),
                 }),
         });
         let (deal, fair) = match fair_desk {

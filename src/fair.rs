@@ -329,9 +329,16 @@ pub struct FairDesk {
     pub commitment: Vec<u8>,
     pub nonce: i64,
     pub chain_head: Option<Vec<u8>>,
-    /// The round's unrevealed server seed, the number seated and the seats' client seeds (UTF-8),
-    /// if the lock's statement read them; None: read them afresh.
-    pub read: Option<(Vec<u8>, i64, Vec<Option<Vec<u8>>>)>,
+    /// What the lock's statement read to derive the deal from, if it did; None: read it afresh.
+    pub read: Option<ReadWithLock>,
+}
+
+/// The round's unrevealed server seed, the number seated and the seats' client seeds (UTF-8),
+/// as the desk's lock read them.
+pub struct ReadWithLock {
+    pub server_seed: Vec<u8>,
+    pub seated: i64,
+    pub client_seeds: Vec<Option<Vec<u8>>>,
 }
 
 /// What deal_cards records of a fair deal besides the cards.
@@ -364,9 +371,15 @@ pub fn deal_at(
 ) -> (DouDizhuDeal, FairRecord) {
     // Read with the desk's lock, or (when the lock's snapshot predates the round) now.
     let rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = match &desk.read {
-        Some((server_seed, seated, seeds)) if *seated == SEATS as i64 => seeds
+        Some(read) if read.seated == SEATS as i64 => read
+            .client_seeds
             .iter()
-            .map(|seed| (seed.clone().unwrap_or_default(), Some(server_seed.clone())))
+            .map(|seed| {
+                (
+                    seed.clone().unwrap_or_default(),
+                    Some(read.server_seed.clone()),
+                )
+            })
             .collect(),
         _ => as_owner(client, schema, |client| {
             statements::run(
