@@ -265,7 +265,7 @@ SELECT shuffle_array(NULL::int[]) IS NULL AS null_array, shuffle_array(ARRAY[1],
 -- How Postgres sees the functions.
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparallel AS parallel,
        p.proisstrict AS strict, pg_get_function_result(p.oid) AS result
-  FROM pg_proc p WHERE p.proname IN ('shuffle_array', 'sample_array', 'sample_ints') ORDER BY 1::text;
+  FROM pg_proc p WHERE p.proname IN ('shuffle_array', 'sample_array', 'sample_ints') ORDER BY p.oid::regprocedure::text;
 
 -- Errors.
 SELECT sample_array(ARRAY[1, 2, 3], 4);

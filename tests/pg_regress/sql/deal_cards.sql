@@ -8,7 +8,7 @@ SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparall
        p.proisstrict AS strict, pg_get_function_result(p.oid) AS result
   FROM pg_proc p
  WHERE p.proname IN ('deal_cards', 'card_label', 'sort_hand', 'hand_labels', 'deal_hands')
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text;
 SELECT pg_get_function_arguments('deal_hands'::regproc) AS deal_hands_arguments;
 -- The tables kept by pg_dump.
 SELECT c.relname FROM pg_extension e, unnest(e.extconfig) t(oid) JOIN pg_class c ON c.oid = t.oid

@@ -136,7 +136,7 @@ SELECT freecell_layout(NULL) IS NULL AS layout,
 -- How Postgres sees the functions.
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparallel AS parallel,
        p.proisstrict AS strict, pg_get_function_result(p.oid) AS result
-  FROM pg_proc p WHERE p.proname LIKE 'freecell\_%' ORDER BY 1::text;
+  FROM pg_proc p WHERE p.proname LIKE 'freecell\_%' ORDER BY p.oid::regprocedure::text;
 
 -- Errors: every number that is not a game.
 SELECT freecell_layout(0);

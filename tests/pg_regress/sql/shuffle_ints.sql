@@ -16,7 +16,7 @@ SELECT shuffle_ints(NULL, 5) IS NULL AS null_lo, shuffle_ints(1, NULL) IS NULL A
 -- How Postgres sees the functions.
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparallel AS parallel,
        p.proisstrict AS strict, pg_get_function_result(p.oid) AS result
-  FROM pg_proc p WHERE p.proname = 'shuffle_ints' ORDER BY 1::text;
+  FROM pg_proc p WHERE p.proname = 'shuffle_ints' ORDER BY p.oid::regprocedure::text;
 
 -- Errors.
 SELECT shuffle_ints(10, 1);
