@@ -14,7 +14,7 @@ use pgrx::{pg_sys, PgSqlErrorCode};
 use crate::statements::{self, ExtensionSchema};
 use crate::text::{utf8_of, TextBytes, Utf8Texts};
 use crate::{ok_or_raise, raise};
-use dealcards_core::deal::{DouDizhuDeal, SEATS};
+use dealcards_core::deal::{self, DouDizhuDeal, SEATS};
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::fair::{self, Hash, Recorded, ServerSeed, CHAIN_START};
 
@@ -71,13 +71,6 @@ fn not_fair(desk_id: i32, doing: &str) -> ! {
     ))
 }
 
-fn no_desk(desk_id: i32) -> ! {
-    raise(Error::new(
-        ErrorKind::NotFound,
-        format!("desk {desk_id} does not exist"),
-    ))
-}
-
 /// Locks the desk (as the caller: the house's operations need UPDATE on desk) and returns its
 /// commitment in force, if any, as (round, commitment).
 fn lock_desk(
@@ -92,9 +85,7 @@ fn lock_desk(
           WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE",
         &[desk_id.into()],
     );
-    if table.is_empty() {
-        no_desk(desk_id);
-    }
+    ok_or_raise(deal::check_desk_exists(desk_id, !table.is_empty()));
     let row = table.first();
     let round = row.get::<i32>(1).ok().flatten();
     let commitment = row.get::<Vec<u8>>(2).ok().flatten();
@@ -258,9 +249,7 @@ fn set_client_seed(desk_id: i32, seat: i32, seed: TextBytes<'_>, fcinfo: pg_sys:
                 "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1",
                 &[desk_id.into()],
             );
-            if desk.is_empty() {
-                no_desk(desk_id);
-            }
+            ok_or_raise(deal::check_desk_exists(desk_id, !desk.is_empty()));
             raise(Error::new(
                 ErrorKind::NotFound,
                 format!("seat {seat} of desk {desk_id} is empty: a client seed belongs to a seated player"),
@@ -469,9 +458,7 @@ fn check_desk(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32
         "SELECT fair_chain_head FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1",
         &[desk_id.into()],
     );
-    if desk.is_empty() {
-        no_desk(desk_id);
-    }
+    ok_or_raise(deal::check_desk_exists(desk_id, !desk.is_empty()));
     let head = desk.first().get::<Vec<u8>>(1).ok().flatten();
     let games = statements::run(client, schema, DESK_FAIR_GAMES, &[desk_id.into()]);
     let mut checked = Vec::new();
