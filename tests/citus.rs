@@ -40,11 +40,11 @@ const ROWS: i32 = 64;
 /// Its name; the tests create it on the coordinator (dropped first if an earlier run left it).
 const TABLE: &str = "citus_stateless_t";
 
-/// The coordinator's connection string. (An Option for the callers' sake: it is always there.)
-fn coordinator_dsn() -> Option<String> {
-    Some(std::env::var("DEALCARDS_CITUS_DSN").unwrap_or_else(|_| {
+/// The coordinator's connection string.
+fn coordinator_dsn() -> String {
+    std::env::var("DEALCARDS_CITUS_DSN").unwrap_or_else(|_| {
         panic!("DEALCARDS_CITUS_DSN is not set: run these tests with scripts/test_citus.sh")
-    }))
+    })
 }
 
 /// The workers' connection strings, DEALCARDS_CITUS_WORKER1_DSN, DEALCARDS_CITUS_WORKER2_DSN, ...
@@ -85,9 +85,9 @@ fn worker_ports() -> BTreeSet<i32> {
 }
 
 /// A connection to the coordinator, where the distributed test table exists (created once per
-/// run of this file) with rows k = 1..ROWS spread over both workers. None: skipped.
-fn coordinator() -> Option<Client> {
-    let dsn = coordinator_dsn()?;
+/// run of this file) with rows k = 1..ROWS spread over both workers.
+fn coordinator() -> Client {
+    let dsn = coordinator_dsn();
     static TABLE_READY: OnceLock<()> = OnceLock::new();
     TABLE_READY.get_or_init(|| {
         let mut c = connect_to(&dsn);
@@ -101,7 +101,7 @@ fn coordinator() -> Option<Client> {
         ))
         .unwrap();
     });
-    Some(connect_to(&dsn))
+    connect_to(&dsn)
 }
 
 /// Runs `select` (which must return k and inet_server_port() first) over the distributed table
@@ -150,9 +150,7 @@ fn is_permutation(values: &[i32], lo: i32, hi: i32) -> bool {
 
 #[test]
 fn dealcards_reached_every_worker() {
-    let Some(mut coordinator) = coordinator() else {
-        return;
-    };
+    let mut coordinator = coordinator();
     let version: String = coordinator
         .query_one(
             "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'",
@@ -186,7 +184,7 @@ fn dealcards_reached_every_worker() {
 
 #[test]
 fn the_test_table_has_shards_on_both_workers() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     let placed: BTreeSet<i32> = c
         .query(
             "SELECT DISTINCT n.nodeport
@@ -233,7 +231,7 @@ fn the_test_table_has_shards_on_both_workers() {
 
 #[test]
 fn shuffle_ints_in_a_distributed_query() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     // A constant seed: the same deck on every shard. (`54 + 0 * k` keeps the coordinator from
     // folding the call into a constant: each worker computes it.)
     let rows = on_the_workers(
@@ -275,7 +273,7 @@ fn shuffle_ints_in_a_distributed_query() {
 
 #[test]
 fn shuffle_array_in_a_distributed_query() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     let seeded =
         "shuffle_array(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'row ' || K], sha256('array'::bytea))";
     let rows = on_the_workers(
@@ -308,7 +306,7 @@ fn shuffle_array_in_a_distributed_query() {
 
 #[test]
 fn sample_ints_in_a_distributed_query() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     let rows = on_the_workers(
         &mut c,
         "SELECT k, inet_server_port(), sample_ints(1, 1000 + 0 * k, 10, sha256('sample'::bytea))",
@@ -341,7 +339,7 @@ fn sample_ints_in_a_distributed_query() {
 
 #[test]
 fn deal_hands_in_a_distributed_query() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     // deal_hands joined laterally to each row: the workers deal, one deck per row. (An argument
     // of the row makes it a call per row; `deal_hands()` alone is one call per shard query.)
     let hands = c
@@ -386,7 +384,7 @@ fn deal_hands_in_a_distributed_query() {
 
 #[test]
 fn freecell_layout_in_a_distributed_query() {
-    let Some(mut c) = coordinator() else { return };
+    let mut c = coordinator();
     let rows = on_the_workers(&mut c, "SELECT k, inet_server_port(), freecell_layout(k)");
     let local = on_the_coordinator::<String>(&mut c, "freecell_layout(g)");
     for (k, row) in &rows {
@@ -413,7 +411,7 @@ fn changing_topology() -> RwLockWriteGuard<'static, ()> {
 /// the first caller runs dealcards_distribute() (4 shards per table: quick moves).
 fn distributed() -> Client {
     static DONE: Mutex<bool> = Mutex::new(false);
-    let dsn = coordinator_dsn().expect("the coordinator");
+    let dsn = coordinator_dsn();
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
     if !*done {
         connect_to(&dsn)
@@ -432,7 +430,6 @@ fn distributed() -> Client {
 /// The connection string of the node listening on `port` (the coordinator's, another port).
 fn node_dsn(port: i32) -> String {
     coordinator_dsn()
-        .unwrap()
         .split_whitespace()
         .map(|kv| {
             if kv.starts_with("port=") {
@@ -679,7 +676,7 @@ type Notices = Arc<Mutex<Vec<(String, String)>>>;
 fn traced_coordinator() -> (Client, Notices) {
     let notices: Notices = Arc::default();
     let sink = Arc::clone(&notices);
-    let mut client = Config::from_str(&coordinator_dsn().unwrap())
+    let mut client = Config::from_str(&coordinator_dsn())
         .unwrap()
         .notice_callback(move |n| {
             sink.lock().unwrap().push((
@@ -2015,7 +2012,7 @@ fn queues_stay_consistent_under_concurrent_next_and_prev() {
         .map(|s| {
             let start = Arc::clone(&start);
             thread::spawn(move || {
-                let mut c = connect_to(&coordinator_dsn().unwrap());
+                let mut c = connect_to(&coordinator_dsn());
                 start.wait();
                 for i in 0..steps {
                     if (s + i) % 4 == 3 {
@@ -2100,7 +2097,7 @@ fn eight_sessions_deal_at_once_over_fifty_desks() {
         .map(|s| {
             let start = Arc::clone(&start);
             thread::spawn(move || {
-                let mut c = connect_to(&coordinator_dsn().unwrap());
+                let mut c = connect_to(&coordinator_dsn());
                 start.wait();
                 (0..deals)
                     .map(|i| {
