@@ -32,12 +32,12 @@ BEGIN
 
     FOR item IN
         SELECT * FROM (VALUES
-            (1, 'desk', 'desk_id', NULL),
-            (2, 'desk_player', 'desk_id', 'desk'),
-            (3, 'game', 'desk_id', 'desk'),
-            (4, 'bid_record', 'desk_id', 'desk'),
-            (5, 'note', 'desk_id', 'desk'),
-            (6, 'fair_seed', 'desk_id', 'desk'),
+            (1, 'fair_seed', 'desk_id', NULL),
+            (2, 'desk', 'desk_id', 'fair_seed'),
+            (3, 'desk_player', 'desk_id', 'desk'),
+            (4, 'game', 'desk_id', 'desk'),
+            (5, 'bid_record', 'desk_id', 'desk'),
+            (6, 'note', 'desk_id', 'desk'),
             (7, 'shuffle_queue', 'queue_id', NULL),
             (8, 'shuffle_queue_track', 'queue_id', 'shuffle_queue')
         ) t (n, tbl, col, colocate)

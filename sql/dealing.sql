@@ -70,9 +70,6 @@ CREATE TABLE @extschema@.game (
 );
 -- A desk's games by time.
 CREATE INDEX game_desk_dealt_at_idx ON @extschema@.game (desk_id, dealt_at);
--- A nonce is used once under a commitment; this also finds a desk's fair games in chain order.
-CREATE UNIQUE INDEX game_fair_nonce_idx ON @extschema@.game (desk_id, fair_commitment, fair_nonce)
-    WHERE fair_commitment IS NOT NULL;
 
 -- The bids of a game; deal_cards writes the procedure's two opening records (rec_idx 0 and -1).
 CREATE TABLE @extschema@.bid_record (

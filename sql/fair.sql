@@ -11,9 +11,20 @@ CREATE TABLE @extschema@.fair_seed (
     server_seed  bytea NOT NULL,
     committed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     revealed_at  timestamptz,
-    PRIMARY KEY (desk_id, round)
+    -- The round while its seed is unrevealed, NULL once revealed: what a desk may name.
+    unrevealed_round int GENERATED ALWAYS AS (CASE WHEN revealed_at IS NULL THEN round END) STORED,
+    PRIMARY KEY (desk_id, round),
+    CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
 );
 REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
+
+-- A desk in provably fair mode names one of its own rounds whose seed is unrevealed, with that
+-- round's commitment: no role that may update desk can point it at a revealed, rolled-back or
+-- another desk's round. Checked as fair_seed's owner, so it needs no privilege on fair_seed. The
+-- round that a desk names is what a backend keys its copy of the round's seed by.
+ALTER TABLE @extschema@.desk
+    ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
+        REFERENCES @extschema@.fair_seed (desk_id, unrevealed_round, commitment);
 
 -- Every commitment, with its server seed once revealed (NULL before). The seed column is the
 -- view's own expression, so no condition a reader adds can see an unrevealed one.

@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
 use crate::arrays::{Built, IntArray};
-use crate::fair::{FairDesk, ReadWithLock};
+use crate::fair::{FairDesk, Seats};
 use crate::statements::{self, ExtensionSchema};
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
@@ -113,55 +113,26 @@ pub(super) fn define_settings() {
 const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
                            FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
-/// LOCK_DESK for a desk this backend last saw in provably fair mode: it also reads what the
-/// deal is derived from, the round's unrevealed server seed and the seats' client seeds in
-/// UTF-8, so that a provably fair deal costs no statement more than another. It runs as the
-/// owner of fair_seed (crate::fair::as_owner); the caller's own privileges on desk and
-/// desk_player are checked by the statement that records the deal. The seeds are read with the
-/// snapshot of the statement's start: after waiting for the lock they may be older than the
-/// locked row (a reveal committed meanwhile), which deal_cards sees and then reads them again.
-/// Every table is filtered by the desk given ($1), so that Citus routes the whole statement to
-/// the desk's worker.
-const LOCK_FAIR_DESK: &str =
-    "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
-            s.server_seed,
-            CASE WHEN d.fair_round IS NOT NULL THEN
-                 (SELECT pg_catalog.count(*) FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1) END,
-            CASE WHEN d.fair_round IS NOT NULL THEN
-                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
-                     AND p.player_no OPERATOR(pg_catalog.=) 1) END,
-            CASE WHEN d.fair_round IS NOT NULL THEN
-                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
-                     AND p.player_no OPERATOR(pg_catalog.=) 2) END,
-            CASE WHEN d.fair_round IS NOT NULL THEN
-                 (SELECT pg_catalog.convert_to(p.client_seed, 'UTF8') FROM @extschema@.desk_player p
-                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1
-                     AND p.player_no OPERATOR(pg_catalog.=) 3) END
-       FROM @extschema@.desk d
-       LEFT JOIN @extschema@.fair_seed s
-              ON s.desk_id OPERATOR(pg_catalog.=) $1
-             AND s.round OPERATOR(pg_catalog.=) d.fair_round
-             AND s.revealed_at IS NULL
-      WHERE d.desk_id OPERATOR(pg_catalog.=) $1
-        FOR UPDATE OF d";
-
 thread_local! {
     /// The desks (of a schema) this backend last found in provably fair mode: their next deal
-    /// locks them with LOCK_FAIR_DESK. A wrong guess costs one statement: a desk that left the
-    /// mode is dealt as any other, one that entered it reads its seeds in a statement more.
+    /// locks them with [`crate::fair::LOCK_FAIR_DESK`], which also reads their seats. A wrong
+    /// guess costs one statement: a desk that left the mode is dealt as any other, one that
+    /// entered it reads its seats in a statement more.
     static FAIR_DESKS: std::cell::RefCell<std::collections::HashSet<(pg_sys::Oid, i32)>> =
         std::cell::RefCell::new(std::collections::HashSet::new());
 }
 
-/// LOCK_DESK and RECORD_DEAL as the tables of release 0.2.0 take them (no provably fair
-/// columns): what deal_cards runs in a database whose extension is not yet updated.
+/// LOCK_DESK as the tables of release 0.2.0 take it (no provably fair columns): what deal_cards
+/// runs in a database whose extension is not yet updated.
 mod before_0_3 {
     pub const LOCK_DESK: &str =
         "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
-    pub const RECORD_DEAL: &str = "WITH seats AS (
+}
+
+/// Counts the seated players and, when all three are there, writes the game, points the desk at
+/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
+/// sees the seats as they are then. The same statement serves the tables of every release.
+const RECORD_DEAL: &str = "WITH seats AS (
          SELECT pg_catalog.count(*) AS seated,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
@@ -188,39 +159,26 @@ mod before_0_3 {
            FROM new_game g
      )
      SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
-}
 
-/// Counts the seated players and, when all three are there, writes the game, points the desk at
-/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
-/// sees the seats as they are then. A provably fair deal also records its commitment, nonce,
-/// client seeds (given in UTF-8) and chain hash ($8 to $11, NULL otherwise), and moves the
-/// desk's nonce and chain head on.
-const RECORD_DEAL: &str = "WITH seats AS (
-         SELECT pg_catalog.count(*) AS seated,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
-           FROM @extschema@.desk_player
-          WHERE desk_id OPERATOR(pg_catalog.=) $1
-     ), new_game AS (
+/// RECORD_DEAL for a provably fair deal, whose seats were read before the deal was derived from
+/// their client seeds: it writes the game with those players ($8 to $10), its commitment, nonce,
+/// client seeds (given in UTF-8) and chain hash ($11 to $14), and moves the desk's nonce and
+/// chain head on.
+const RECORD_FAIR_DEAL: &str = "WITH new_game AS (
          INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
                                        state_no, lord_no, p1_id, p2_id, p3_id, leader,
                                        fair_commitment, fair_nonce, client_seeds, chain_hash)
-         SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6, $8, $9,
-                CASE WHEN $10 IS NOT NULL THEN
-                     ARRAY[pg_catalog.convert_from($10[1], 'UTF8'),
-                           pg_catalog.convert_from($10[2], 'UTF8'),
-                           pg_catalog.convert_from($10[3], 'UTF8')] END,
-                $11
-           FROM seats s
-          WHERE s.seated OPERATOR(pg_catalog.=) 3
+         VALUES ($1, $2, $3, $4, $5, 1, 0, $8, $9, $10, $6, $11, $12,
+                 ARRAY[pg_catalog.convert_from($13[1], 'UTF8'),
+                       pg_catalog.convert_from($13[2], 'UTF8'),
+                       pg_catalog.convert_from($13[3], 'UTF8')],
+                 $14)
          RETURNING game_id
      ), desk_game AS (
          UPDATE @extschema@.desk d
             SET cur_game_id = g.game_id,
-                fair_nonce = CASE WHEN $8 IS NULL THEN d.fair_nonce
-                                  ELSE $9 OPERATOR(pg_catalog.+) 1 END,
-                fair_chain_head = COALESCE($11, d.fair_chain_head)
+                fair_nonce = $12 OPERATOR(pg_catalog.+) 1,
+                fair_chain_head = $14
            FROM new_game g
           WHERE d.desk_id OPERATOR(pg_catalog.=) $1
      ), opening_bids AS (
@@ -232,7 +190,7 @@ const RECORD_DEAL: &str = "WITH seats AS (
          SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
            FROM new_game g
      )
-     SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
+     SELECT game_id FROM new_game";
 
 /// The same deal written one table at a time, each statement naming one desk, so that on a
 /// Citus cluster each is routed to the desk's shards on the worker running the deal: seats, the
@@ -289,24 +247,19 @@ fn suppressed(desk_id: i32) -> ! {
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     let schema = ExtensionSchema::of(fcinfo);
     let current = schema.has_column(c"desk", c"fair_round");
-    let (lock_desk, record_deal) = if current {
-        (LOCK_DESK, RECORD_DEAL)
-    } else {
-        (before_0_3::LOCK_DESK, before_0_3::RECORD_DEAL)
-    };
     // On a Citus node, one table at a time; elsewhere one statement does it all.
     let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
         let hinted = current && FAIR_DESKS.with_borrow(|d| d.contains(&(schema.oid(), desk_id)));
-        let locked = if hinted {
-            crate::fair::as_owner(client, &schema, |client| {
-                statements::run(client, &schema, LOCK_FAIR_DESK, &[desk_id.into()])
-            })
-        } else {
-            statements::run(client, &schema, lock_desk, &[desk_id.into()])
+        let lock = match (current, hinted) {
+            (false, _) => before_0_3::LOCK_DESK,
+            (true, false) => LOCK_DESK,
+            (true, true) => crate::fair::LOCK_FAIR_DESK,
         };
+        let locked = statements::run(client, &schema, lock, &[desk_id.into()]);
         ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
         let desk = locked.first();
+        let fresh = hinted && desk.get::<bool>(5).ok().flatten() == Some(true);
         let fair_round = if current {
             desk.get::<i32>(1).ok().flatten()
         } else {
@@ -324,27 +277,22 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
                 }
             });
         }
-        let fair_desk = fair_round.map(|round| FairDesk {
+        let mut fair_desk = fair_round.map(|round| FairDesk {
             round,
             commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
             nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
             chain_head: desk.get::<Vec<u8>>(4).ok().flatten(),
-            read: hinted
-                .then(|| desk.get::<Vec<u8>>(5).ok().flatten())
-                .flatten()
-                .map(|server_seed| ReadWithLock {
-                    server_seed,
-                    seated: desk.get::<i64>(6).ok().flatten().unwrap_or(0),
-                    client_seeds: (7..=9)
-                        .map(|n| desk.get::<Vec<u8>>(n).ok().flatten())
-                        .collect(),
-                }),
+            seats: None,
         });
+        // The seats the lock read, unless the desk changed while it waited.
+        if let Some(fair_desk) = fair_desk.as_mut().filter(|_| fresh) {
+            fair_desk.seats = Some(Seats::from_rows(desk.rewind(), 6));
+        }
         let (deal, fair) = match fair_desk {
             None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
             Some(fair_desk) => {
                 let (deal, record) =
-                    crate::fair::deal_at(client, &schema, desk_id, &fair_desk, |seated| {
+                    crate::fair::deal_at(client, &schema, desk_id, fair_desk, |seated| {
                         ok_or_raise(deal::check_seats_taken(desk_id, seated))
                     });
                 (deal, Some(record))
@@ -364,26 +312,38 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             (deal.first_bidder as i16).into(),
             (deal.opening_bid_seat() as i16).into(),
         ];
-        if current {
-            args.extend([
-                fair.as_ref().map(|f| f.commitment.to_vec()).into(),
-                fair.as_ref().map(|f| f.nonce).into(),
-                fair.as_ref().map(|f| f.client_seeds.clone()).into(),
-                fair.as_ref().map(|f| f.chain_hash.to_vec()).into(),
-            ]);
+        let game_id = match &fair {
+            None => {
+                let recorded = statements::run(client, &schema, RECORD_DEAL, &args).first();
+                let seated = recorded
+                    .get::<i64>(1)
+                    .expect("seated is a bigint")
+                    .expect("a count is never NULL");
+                // Nothing was written unless all three seats were taken.
+                ok_or_raise(deal::check_seats_taken(desk_id, seated));
+                recorded.get::<i64>(2).expect("game_id is a bigint")
+            }
+            Some(fair) => {
+                let [p1_id, p2_id, p3_id] = fair.player_ids;
+                args.extend([
+                    p1_id.into(),
+                    p2_id.into(),
+                    p3_id.into(),
+                    fair.commitment.to_vec().into(),
+                    fair.nonce.into(),
+                    fair.client_seeds.clone().into(),
+                    fair.chain_hash.to_vec().into(),
+                ]);
+                let recorded = statements::run(client, &schema, RECORD_FAIR_DEAL, &args);
+                if recorded.is_empty() {
+                    None
+                } else {
+                    recorded.first().get::<i64>(1).expect("game_id is a bigint")
+                }
+            }
         }
-        let recorded = statements::run(client, &schema, record_deal, &args).first();
-        let seated = recorded
-            .get::<i64>(1)
-            .expect("seated is a bigint")
-            .expect("a count is never NULL");
-        // Nothing was written unless all three seats were taken.
-        ok_or_raise(deal::check_seats_taken(desk_id, seated));
-        let game_id = recorded
-            .get::<i64>(2)
-            .expect("game_id is a bigint")
-            // The statement inserts a game whenever three are seated.
-            .unwrap_or_else(|| suppressed(desk_id));
+        // The statement inserts a game whenever three are seated.
+        .unwrap_or_else(|| suppressed(desk_id));
         (deal, game_id, fair)
     });
     let dealt = Dealt {

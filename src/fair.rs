@@ -4,8 +4,9 @@
 //! The server seeds live in fair_seed, which only its owner (the role that created the
 //! extension) can read. The statements on it run as that owner, one statement at a time
 //! ([`as_owner`]), and nothing here returns, raises or notifies a seed that is not revealed.
-//! Nothing keeps a seed between calls: every deal reads its round's seed, and only while the
-//! round is unrevealed.
+//! A desk can name only an unrevealed round of its own, with that round's commitment (the
+//! foreign key desk_fair_round_fkey): so a backend keeps the seed of the round it last dealt
+//! under at each desk ([`round_seed`]) and reads it again only when the desk names another.
 
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
@@ -26,7 +27,13 @@ extension_sql_file!(
 
 /// Lower-case hex, as commitments appear in deal results and notifications.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// Runs `f` as the owner of fair_seed, then returns to the caller's identity. The switch is the
@@ -126,6 +133,18 @@ fn commit(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32) ->
     commitment
 }
 
+/// Takes the desk out of its round, before the round is revealed: a desk names unrevealed
+/// rounds only (desk_fair_round_fkey).
+fn leave_round(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32) {
+    statements::run(
+        client,
+        schema,
+        "UPDATE @extschema@.desk SET fair_round = NULL, fair_commitment = NULL, fair_nonce = NULL \
+          WHERE desk_id OPERATOR(pg_catalog.=) $1",
+        &[desk_id.into()],
+    );
+}
+
 /// Marks the round revealed and returns its server seed.
 fn reveal(
     client: &mut SpiClient<'_>,
@@ -185,16 +204,8 @@ fn fair_mode_off(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Option<Vec<u
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let (round, _) = lock_desk(client, &schema, desk_id)?;
-        let seed = reveal(client, &schema, desk_id, round);
-        statements::run(
-            client,
-            &schema,
-            "UPDATE @extschema@.desk SET fair_round = NULL, fair_commitment = NULL, \
-                    fair_nonce = NULL \
-              WHERE desk_id OPERATOR(pg_catalog.=) $1",
-            &[desk_id.into()],
-        );
-        Some(seed.to_vec())
+        leave_round(client, &schema, desk_id);
+        Some(reveal(client, &schema, desk_id, round).to_vec())
     })
 }
 
@@ -215,6 +226,7 @@ fn fair_reveal(
     let row = Spi::connect_mut(|client| {
         let (round, commitment) = lock_desk(client, &schema, desk_id)
             .unwrap_or_else(|| not_fair(desk_id, "there is no commitment to reveal"));
+        leave_round(client, &schema, desk_id);
         let seed = reveal(client, &schema, desk_id, round);
         let next = commit(client, &schema, desk_id);
         (seed.to_vec(), commitment, next.to_vec())
@@ -312,42 +324,161 @@ fn fair_deal(
     ))
 }
 
+/// The seats of a desk as a provably fair deal takes them: a row per seated player, with the
+/// seat, the player and the player's client seed in UTF-8.
+const DESK_SEATS: &str =
+    "SELECT p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
+       FROM @extschema@.desk_player p
+      WHERE p.desk_id OPERATOR(pg_catalog.=) $1";
+
+/// deal_cards' lock (see `LOCK_DESK` there) for a desk this backend last saw in provably fair
+/// mode: the desk's fair state and, in the same statement, its seats as [`DESK_SEATS`] reads
+/// them (one row per seated player, or one row with no seat), so that a provably fair deal
+/// costs no statement more than another. The seats are read with the snapshot of the
+/// statement's start; the fifth column says whether the desk row locked is the one that
+/// snapshot sees. When it is not, another transaction changed the desk while this one waited
+/// for its lock, and the seats are read again ([`DESK_SEATS`]) as they are after it. Every
+/// table is filtered by the desk given ($1), so that Citus routes the statement to the desk's
+/// worker.
+pub const LOCK_FAIR_DESK: &str =
+    "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
+            d.ctid OPERATOR(pg_catalog.=) (SELECT v.ctid FROM @extschema@.desk v
+                                            WHERE v.desk_id OPERATOR(pg_catalog.=) $1),
+            p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
+       FROM (SELECT ctid, fair_round, fair_commitment, fair_nonce, fair_chain_head
+               FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1
+                FOR UPDATE) d
+       LEFT JOIN @extschema@.desk_player p ON p.desk_id OPERATOR(pg_catalog.=) $1";
+
+/// A desk's seats: how many are seated, who sits where, and their client seeds (UTF-8).
+pub struct Seats {
+    pub seated: i64,
+    pub player_ids: [Option<i64>; SEATS],
+    pub client_seeds: [Option<Vec<u8>>; SEATS],
+}
+
+impl Seats {
+    /// The seats from rows of [`DESK_SEATS`]' columns, starting at column `first`; a row
+    /// without a seat is none.
+    pub fn from_rows(rows: pgrx::spi::SpiTupleTable<'_>, first: usize) -> Seats {
+        let mut seats = Seats {
+            seated: 0,
+            player_ids: [None; SEATS],
+            client_seeds: Default::default(),
+        };
+        for row in rows {
+            let Some(seat) = row.get::<i16>(first).ok().flatten() else {
+                continue;
+            };
+            seats.seated += 1;
+            if let Some(n) = usize::try_from(seat)
+                .ok()
+                .filter(|s| (1..=SEATS).contains(s))
+            {
+                seats.player_ids[n - 1] = row.get::<i64>(first + 1).ok().flatten();
+                seats.client_seeds[n - 1] = row.get::<Vec<u8>>(first + 2).ok().flatten();
+            }
+        }
+        seats
+    }
+}
+
 /// A desk's provably fair state as deal_cards reads it with the desk's lock.
 pub struct FairDesk {
     pub round: i32,
     pub commitment: Vec<u8>,
     pub nonce: i64,
     pub chain_head: Option<Vec<u8>>,
-    /// What the lock's statement read to derive the deal from, if it did; None: read it afresh.
-    pub read: Option<ReadWithLock>,
-}
-
-/// The round's unrevealed server seed, the number seated and the seats' client seeds (UTF-8),
-/// as the desk's lock read them.
-pub struct ReadWithLock {
-    pub server_seed: Vec<u8>,
-    pub seated: i64,
-    pub client_seeds: Vec<Option<Vec<u8>>>,
+    /// The seats as the lock's statement read them, if it did and they are current.
+    pub seats: Option<Seats>,
 }
 
 /// What deal_cards records of a fair deal besides the cards.
 pub struct FairRecord {
     pub commitment: Hash,
     pub nonce: i64,
+    pub player_ids: [Option<i64>; SEATS],
     pub client_seeds: Vec<Vec<u8>>,
     pub chain_hash: Hash,
 }
 
-/// The seats' client seeds in UTF-8, in seat order, each row with the unrevealed server seed of
-/// the desk's round (NULL when the round has none). Run as fair_seed's owner: the caller's own
-/// privileges on desk_player are checked when deal_cards records the game.
-const SEEDS_FOR_DEAL: &str = "SELECT pg_catalog.convert_to(p.client_seed, 'UTF8'),
-            (SELECT s.server_seed FROM @extschema@.fair_seed s
-              WHERE s.desk_id OPERATOR(pg_catalog.=) $1 AND s.round OPERATOR(pg_catalog.=) $2
-                AND s.revealed_at IS NULL)
-       FROM @extschema@.desk_player p
-      WHERE p.desk_id OPERATOR(pg_catalog.=) $1
-      ORDER BY p.player_no";
+/// The unrevealed server seed of a desk's round, if the round has one. Run as fair_seed's owner.
+const ROUND_SEED: &str = "SELECT server_seed FROM @extschema@.fair_seed
+      WHERE desk_id OPERATOR(pg_catalog.=) $1 AND round OPERATOR(pg_catalog.=) $2
+        AND revealed_at IS NULL";
+
+thread_local! {
+    /// The server seed of the round each desk (of a schema) was last dealt under in this
+    /// backend, with the round and its commitment. A desk can only name an unrevealed round of
+    /// its own, with that round's commitment (desk_fair_round_fkey), and a commitment is the
+    /// SHA-256 of its seed: so a desk naming the same round and commitment again is under the
+    /// same unrevealed seed, and the kept copy is the seed a read would give.
+    static ROUND_SEEDS: std::cell::RefCell<std::collections::HashMap<(pg_sys::Oid, i32), (i32, Hash, ServerSeed)>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A desk whose provably fair state no function of dealcards could have left.
+fn broken(desk_id: i32, why: &str) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+        format!(
+            "desk {desk_id}'s provably fair state was changed outside dealcards' functions: {why}"
+        ),
+        "fair_mode_off and fair_mode_on put the desk under a new commitment."
+    );
+}
+
+/// The unrevealed server seed of the round a desk names with `commitment`: this backend's copy,
+/// or read as fair_seed's owner and checked against the commitment. A database whose tables
+/// predate desk_fair_round_fkey (release 0.3.0, before ALTER EXTENSION UPDATE) reads it every
+/// time.
+fn round_seed(
+    client: &mut SpiClient<'_>,
+    schema: &ExtensionSchema,
+    desk_id: i32,
+    round: i32,
+    commitment: &[u8],
+) -> ServerSeed {
+    let key = (schema.oid(), desk_id);
+    let keep = schema.has_column(c"fair_seed", c"unrevealed_round");
+    if keep {
+        let kept = ROUND_SEEDS.with_borrow(|seeds| {
+            seeds
+                .get(&key)
+                .filter(|(r, c, _)| *r == round && c[..] == *commitment)
+                .map(|(_, _, seed)| *seed)
+        });
+        if let Some(seed) = kept {
+            return seed;
+        }
+    }
+    let read = as_owner(client, schema, |client| {
+        let table = statements::run(client, schema, ROUND_SEED, &[desk_id.into(), round.into()]);
+        if table.is_empty() {
+            None
+        } else {
+            table.first().get::<Vec<u8>>(1).ok().flatten()
+        }
+    });
+    let seed = read
+        .as_deref()
+        .and_then(|s| fair::server_seed(s).ok())
+        .unwrap_or_else(|| broken(desk_id, "its round has no unrevealed server seed"));
+    let hash = fair::commitment(&seed);
+    if hash[..] != *commitment {
+        broken(desk_id, "its commitment is not the one of its round");
+    }
+    if keep {
+        ROUND_SEEDS.with_borrow_mut(|seeds| {
+            if seeds.len() >= 65_536 {
+                seeds.clear();
+            }
+            seeds.insert(key, (round, hash, seed));
+        });
+    }
+    seed
+}
 
 /// The provably fair deal at a locked desk: the next nonce under its commitment, from the
 /// seated players' client seeds; `check_seats` raises when the seats are not all taken.
@@ -355,56 +486,27 @@ pub fn deal_at(
     client: &mut SpiClient<'_>,
     schema: &ExtensionSchema,
     desk_id: i32,
-    desk: &FairDesk,
+    desk: FairDesk,
     check_seats: impl FnOnce(i64),
 ) -> (DouDizhuDeal, FairRecord) {
-    // Read with the desk's lock, or (when the lock's snapshot predates the round) now.
-    let rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = match &desk.read {
-        Some(read) if read.seated == SEATS as i64 => read
-            .client_seeds
-            .iter()
-            .map(|seed| {
-                (
-                    seed.clone().unwrap_or_default(),
-                    Some(read.server_seed.clone()),
-                )
-            })
-            .collect(),
-        _ => as_owner(client, schema, |client| {
-            statements::run(
-                client,
-                schema,
-                SEEDS_FOR_DEAL,
-                &[desk_id.into(), desk.round.into()],
-            )
-            .map(|row| {
-                let seed = row.get::<Vec<u8>>(1).ok().flatten().unwrap_or_default();
-                (seed, row.get::<Vec<u8>>(2).ok().flatten())
-            })
-            .collect()
-        }),
-    };
-    check_seats(rows.len() as i64);
-    let broken = |why: &str| -> ! {
-        ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
-            format!("desk {desk_id}'s provably fair state was changed outside dealcards' functions: {why}"),
-            "fair_mode_off and fair_mode_on put the desk under a new commitment."
-        );
-    };
-    // Every row carries the same seed; the round must have one, unrevealed, and it must be the
-    // one the desk announces.
-    let server_seed = rows[0]
-        .1
-        .as_deref()
-        .and_then(|s| fair::server_seed(s).ok())
-        .unwrap_or_else(|| broken("its round has no unrevealed server seed"));
-    let commitment = fair::commitment(&server_seed);
-    if desk.commitment != commitment {
-        broken("its commitment is not the one of its round");
-    }
-    let seeds: Vec<Vec<u8>> = rows.into_iter().map(|(seed, _)| seed).collect();
+    let seats = desk.seats.unwrap_or_else(|| {
+        Seats::from_rows(
+            statements::run(client, schema, DESK_SEATS, &[desk_id.into()]),
+            1,
+        )
+    });
+    check_seats(seats.seated);
+    let server_seed = round_seed(client, schema, desk_id, desk.round, &desk.commitment);
+    let commitment: Hash = desk
+        .commitment
+        .as_slice()
+        .try_into()
+        .expect("round_seed checked the commitment");
+    let seeds: Vec<Vec<u8>> = seats
+        .client_seeds
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect();
     let given: Vec<Option<Vec<u8>>> = seeds.iter().cloned().map(Some).collect();
     let seed_refs = ok_or_raise(client_seeds(&given));
     let nonce = ok_or_raise(fair::nonce(desk.nonce));
@@ -419,6 +521,7 @@ pub fn deal_at(
     let record = FairRecord {
         commitment,
         nonce: desk.nonce,
+        player_ids: seats.player_ids,
         client_seeds: seeds,
         chain_hash,
     };

@@ -522,9 +522,9 @@ fn fresh_desks(c: &mut Client, lo: i32, hi: i32) {
          DELETE FROM bid_record WHERE {range};
          DELETE FROM note WHERE {range};
          DELETE FROM game WHERE {range};
-         DELETE FROM fair_seed WHERE {range};
          DELETE FROM desk_player WHERE {range};
          DELETE FROM desk WHERE {range};
+         DELETE FROM fair_seed WHERE {range};
          INSERT INTO desk (desk_id) SELECT g FROM generate_series({lo}, {hi}) g;
          INSERT INTO desk_player (desk_id, player_no, player_id)
          SELECT d, s, d * 10 + s FROM generate_series({lo}, {hi}) d, generate_series(1, 3) s;
@@ -893,12 +893,12 @@ const DISTRIBUTED_FUNCTIONS: [(&str, &str); 12] = [
 
 /// The tables, with their distribution column and the table they are colocated with.
 const DISTRIBUTED_TABLES: [(&str, &str, &str); 8] = [
-    ("desk", "desk_id", "desk"),
+    ("fair_seed", "desk_id", "fair_seed"),
+    ("desk", "desk_id", "fair_seed"),
     ("desk_player", "desk_id", "desk"),
     ("game", "desk_id", "desk"),
     ("bid_record", "desk_id", "desk"),
     ("note", "desk_id", "desk"),
-    ("fair_seed", "desk_id", "desk"),
     ("shuffle_queue", "queue_id", "shuffle_queue"),
     ("shuffle_queue_track", "queue_id", "shuffle_queue"),
 ];
@@ -954,6 +954,10 @@ fn dealcards_distribute_distributes_tables_and_functions() {
             "{table} is not colocated with {with}"
         );
     }
+    assert_eq!(
+        colocation["desk"], colocation["fair_seed"],
+        "desks and their seeds are not colocated"
+    );
     assert_ne!(
         colocation["desk"], colocation["shuffle_queue"],
         "desks and queues share a colocation group"
@@ -1038,7 +1042,7 @@ fn every_key_includes_the_distribution_column() {
         lacking.is_empty(),
         "unique indexes without the distribution column: {lacking:?}"
     );
-    // desk, desk_player (2), game (2), bid_record, note, fair_seed, shuffle_queue, its tracks.
+    // desk, desk_player (2), game, bid_record, note, fair_seed (2), shuffle_queue, its tracks.
     assert!(unique.len() >= 10, "only {} unique indexes", unique.len());
     // The constraints say the same.
     let constraints = c

@@ -569,11 +569,13 @@ fn an_unrevealed_server_seed_never_reaches_the_game_server() {
         format!("{:?}", err.as_db_error()),
     );
 
-    // Bad calls, and calls at desks whose fair state the role rewrote (it may update desk):
-    // their errors carry no seed, whether the backend has the seed cached or not.
+    // Bad calls, and rewrites of a desk's fair state (the role may update desk), refused by the
+    // foreign key that keeps a desk on an unrevealed round of its own: their errors carry no
+    // seed, whether the backend keeps the seed or not.
     let invalid = SqlState::INVALID_PARAMETER_VALUE;
     let not_found = SqlState::NO_DATA_FOUND;
     let corrupted = SqlState::DATA_CORRUPTED;
+    let refused_key = SqlState::FOREIGN_KEY_VIOLATION;
     let mut fresh = connect_collecting(db, role, notices.clone());
     for client in [&mut game_server, &mut fresh] {
         for (sql, code) in [
@@ -600,30 +602,36 @@ fn an_unrevealed_server_seed_never_reaches_the_game_server() {
             (
                 "BEGIN; UPDATE desk SET fair_commitment = '\\x00' WHERE desk_id = 1;
                  SELECT deal_cards(1)",
-                &corrupted,
+                &refused_key,
             ),
             (
                 "BEGIN; UPDATE desk SET fair_commitment = sha256('x') WHERE desk_id = 1;
                  SELECT deal_cards(1)",
-                &corrupted,
+                &refused_key,
             ),
             (
                 "BEGIN; UPDATE desk SET fair_round = fair_round + 5 WHERE desk_id = 1;
                  SELECT * FROM fair_reveal(1)",
-                &corrupted,
+                &refused_key,
             ),
             (
                 "BEGIN; UPDATE desk SET fair_round = fair_round + 5 WHERE desk_id = 1;
                  SELECT fair_mode_off(1)",
+                &refused_key,
+            ),
+            // A round without its commitment escapes the key (a key with a NULL is not
+            // checked); the deal refuses it.
+            (
+                "BEGIN; UPDATE desk SET fair_commitment = NULL WHERE desk_id = 1;
+                 SELECT deal_cards(1)",
                 &corrupted,
             ),
         ] {
             received.refused(client, sql, code);
         }
     }
-    // Desk 1's commitment at desk 2 (the same round number): refused by a connection that has
-    // not dealt under it, and without the seed (one that has: see
-    // a_cached_seed_deals_only_at_its_own_desk_and_only_unrevealed).
+    // Desk 1's commitment at desk 2 (the same round number): refused, and without the seed
+    // (more: a_desk_names_only_an_unrevealed_round_of_its_own).
     received.refused(
         &mut fresh,
         &format!(
@@ -631,7 +639,7 @@ fn an_unrevealed_server_seed_never_reaches_the_game_server() {
              SELECT deal_cards(2)",
             hex(&commitments[&1])
         ),
-        &corrupted,
+        &refused_key,
     );
 
     // Statistics: once a superuser analyzed the tables, pg_stats holds the seeds, for those who
@@ -1464,12 +1472,12 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
         .unwrap();
 }
 
-/// deal_cards at a desk whose fair state was rewritten (a role that may deal may update desk)
-/// must refuse, as it does in a new connection, when the commitment is another desk's or is
-/// revealed, also in a connection that has dealt under that commitment before (no backend keeps
-/// a seed between deals).
+/// A backend keeps the seed of the round it last dealt under at each desk. That is safe only
+/// because no role that may deal (and so may update desk) can point a desk at a revealed round,
+/// a rolled-back one or another desk's: not in a statement of its own, not in the statement
+/// that deals, in a connection that has dealt under that round or not. Nothing is dealt.
 #[test]
-fn a_cached_seed_deals_only_at_its_own_desk_and_only_unrevealed() {
+fn a_desk_names_only_an_unrevealed_round_of_its_own() {
     let db = "dealcards_fair_cache";
     let mut admin = database_with_extension(db);
     seat(&mut admin, 1, &[1, 2, 3]);
@@ -1477,56 +1485,93 @@ fn a_cached_seed_deals_only_at_its_own_desk_and_only_unrevealed() {
     admin
         .batch_execute("SELECT fair_mode_on(1); SELECT fair_mode_on(2);")
         .unwrap();
-    let borrow_desk_1 = "BEGIN;
-         UPDATE desk d SET fair_round = 77, fair_commitment = o.fair_commitment, fair_nonce = o.fair_nonce
-           FROM desk o WHERE d.desk_id = 2 AND o.desk_id = 1;
-         SELECT deal_cards(2);";
-    let back_to_revealed = |round: i32, commitment: &[u8]| {
-        format!(
-            "BEGIN;
-             UPDATE desk SET fair_round = {round}, fair_commitment = '\\x{}', fair_nonce = 5
-              WHERE desk_id = 1;
-             SELECT deal_cards(1);",
-            hex(commitment)
-        )
-    };
-    // A connection that has not dealt refuses both.
-    let corrupted = SqlState::DATA_CORRUPTED;
-    let mut cached = server::connect_as(db, &server::dsn_setting("user"));
+    let user = server::dsn_setting("user");
+    // This connection keeps both desks' round 1 seeds, and the seed of a round 2 of desk 2's
+    // that was rolled back.
+    let mut cached = server::connect_as(db, &user);
     parse_fair_deal(&deal(&mut cached, 1));
-    let mut fresh = server::connect_as(db, &server::dsn_setting("user"));
-    assert_eq!(error_code(&mut fresh, borrow_desk_1), corrupted);
-    fresh.batch_execute("ROLLBACK").unwrap();
-    // The one that has dealt at desk 1 must too.
-    let code = cached
-        .batch_execute(borrow_desk_1)
-        .err()
-        .and_then(|e| e.code().cloned());
+    parse_fair_deal(&deal(&mut cached, 2));
+    cached.batch_execute("BEGIN").unwrap();
+    let rolled_back: Vec<u8> = cached
+        .query_one("SELECT next_commitment FROM fair_reveal(2)", &[])
+        .unwrap()
+        .get(0);
+    parse_fair_deal(&deal(&mut cached, 2));
     cached.batch_execute("ROLLBACK").unwrap();
-    assert_eq!(
-        code,
-        Some(corrupted.clone()),
-        "desk 2 dealt with desk 1's server seed"
-    );
-
-    let row = admin
+    let desk_1: Vec<u8> = admin
+        .query_one("SELECT fair_commitment FROM desk WHERE desk_id = 1", &[])
+        .unwrap()
+        .get(0);
+    let revealed: Vec<u8> = admin
         .query_one("SELECT commitment FROM fair_reveal(1)", &[])
-        .unwrap();
-    let revealed: Vec<u8> = row.get(0);
-    let mut fresh = server::connect_as(db, &server::dsn_setting("user"));
-    assert_eq!(
-        error_code(&mut fresh, &back_to_revealed(1, &revealed)),
-        corrupted
-    );
-    fresh.batch_execute("ROLLBACK").unwrap();
-    let code = cached
-        .batch_execute(&back_to_revealed(1, &revealed))
-        .err()
-        .and_then(|e| e.code().cloned());
-    cached.batch_execute("ROLLBACK").unwrap();
-    assert_eq!(
-        code,
-        Some(corrupted),
-        "desk 1 dealt under its revealed commitment"
-    );
+        .unwrap()
+        .get(0);
+    assert_eq!(revealed, desk_1);
+    let games = |c: &mut Client| -> i64 {
+        c.query_one("SELECT count(*) FROM game", &[])
+            .unwrap()
+            .get(0)
+    };
+    let before = games(&mut admin);
+
+    let rewrites = [
+        // Desk 1's round 1 (now revealed) at desk 2, whose round 1 it is not.
+        (
+            2,
+            format!(
+                "UPDATE desk SET fair_round = 1, fair_commitment = '\\x{}' WHERE desk_id = 2",
+                hex(&desk_1)
+            ),
+        ),
+        // Desk 1 back on its revealed round.
+        (
+            1,
+            format!(
+                "UPDATE desk SET fair_round = 1, fair_commitment = '\\x{}', fair_nonce = 5 WHERE desk_id = 1",
+                hex(&revealed)
+            ),
+        ),
+        // Desk 2 on the round that was rolled back.
+        (
+            2,
+            format!(
+                "UPDATE desk SET fair_round = 2, fair_commitment = '\\x{}' WHERE desk_id = 2",
+                hex(&rolled_back)
+            ),
+        ),
+    ];
+    let fk = SqlState::FOREIGN_KEY_VIOLATION;
+    let mut fresh = server::connect_as(db, &user);
+    for (desk, rewrite) in &rewrites {
+        for client in [&mut cached, &mut fresh] {
+            let separate = format!("BEGIN; {rewrite}; SELECT deal_cards({desk})");
+            assert_eq!(error_code(client, &separate), fk, "{separate}");
+            client.batch_execute("ROLLBACK").unwrap();
+            // In the statement that deals: the rewrite runs first and the deal sees it. A
+            // backend that keeps the round's seed deals, and the key, checked at the
+            // statement's end, undoes both; one that must read the seed finds none.
+            let same_statement = format!(
+                "WITH moved AS ({rewrite} RETURNING 1)
+                 SELECT (SELECT count(*) FROM moved), deal_cards({desk})"
+            );
+            let code = error_code(client, &same_statement);
+            assert!(
+                code == fk || code == SqlState::DATA_CORRUPTED,
+                "{same_statement}: {code:?}"
+            );
+        }
+    }
+    assert_eq!(games(&mut admin), before, "a rewritten desk was dealt at");
+    // The desks deal on, each under its own unrevealed round, and every game verifies.
+    for desk in [1, 2] {
+        parse_fair_deal(&deal(&mut cached, desk));
+    }
+    let failed: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM desk d, fair_verify_desk(d.desk_id) v WHERE v.verified = false",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(failed, 0, "a game does not verify");
 }

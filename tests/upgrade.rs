@@ -408,10 +408,11 @@ fn the_schema_comparison_catches_a_missing_change() {
         "CREATE TABLE extra (x int); ALTER EXTENSION dealcards ADD TABLE extra",
         "ALTER EXTENSION dealcards DROP VIEW v_player_id_in_room",
         "ALTER SEQUENCE shuffle_queue_id_seq INCREMENT BY 2",
-        // The secret table's privileges, the view that hides its seeds, and the nonce index.
+        // The secret table's privileges, the view that hides its seeds, and what keeps a desk
+        // on an unrevealed round of its own.
         "GRANT SELECT ON fair_seed TO PUBLIC",
         "ALTER VIEW fair_commitment RESET (security_barrier)",
-        "DROP INDEX game_fair_nonce_idx",
+        "ALTER TABLE desk DROP CONSTRAINT desk_fair_round_fkey",
     ] {
         fresh.batch_execute("BEGIN").unwrap();
         fresh.batch_execute(mutation).unwrap();
