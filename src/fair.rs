@@ -407,13 +407,16 @@ const ROUND_SEED: &str = "SELECT server_seed FROM @extschema@.fair_seed
       WHERE desk_id OPERATOR(pg_catalog.=) $1 AND round OPERATOR(pg_catalog.=) $2
         AND revealed_at IS NULL";
 
+/// A round's unrevealed server seed as a backend keeps it: the round, its commitment, the seed.
+type KeptSeed = (i32, Hash, ServerSeed);
+
 thread_local! {
     /// The server seed of the round each desk (of a schema) was last dealt under in this
     /// backend, with the round and its commitment. A desk can only name an unrevealed round of
     /// its own, with that round's commitment (desk_fair_round_fkey), and a commitment is the
     /// SHA-256 of its seed: so a desk naming the same round and commitment again is under the
     /// same unrevealed seed, and the kept copy is the seed a read would give.
-    static ROUND_SEEDS: std::cell::RefCell<std::collections::HashMap<(pg_sys::Oid, i32), (i32, Hash, ServerSeed)>> =
+    static ROUND_SEEDS: std::cell::RefCell<std::collections::HashMap<(pg_sys::Oid, i32), KeptSeed>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
