@@ -333,6 +333,27 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         // The old SQL, served by this release's library.
         let queues = play(&mut client);
         every_function_works(&mut client, queues[0]);
+        // A release with provably fair deals: desk 4 is updated in the middle of a commitment.
+        let fair = one::<bool>(&mut client, "SELECT to_regclass('fair_seed') IS NOT NULL");
+        if fair {
+            client
+                .batch_execute(
+                    "SELECT fair_mode_on(4); SELECT deal_cards(4); SELECT deal_cards(4);",
+                )
+                .unwrap();
+        }
+        let seeds = |c: &mut Client| -> Vec<String> {
+            if fair {
+                lines(
+                    c,
+                    "SELECT row_to_json(t)::text FROM (SELECT desk_id, round, commitment, server_seed,
+                            committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) t",
+                )
+            } else {
+                Vec::new()
+            }
+        };
+        let seeds_before = seeds(&mut client);
         let before = data(&mut client);
         let last_game: i64 = one(&mut client, "SELECT max(game_id) FROM game");
 
@@ -345,6 +366,11 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         );
         assert_eq!(version, current, "from {release}");
         same_rows(&data(&mut client), &before, &release);
+        assert_eq!(
+            seeds(&mut client),
+            seeds_before,
+            "fair_seed changed (from {release})"
+        );
         let diff = differences(&schema(&mut client), &fresh_schema);
         assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
 
@@ -358,6 +384,17 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         let next_game: i64 = one(&mut client, "SELECT (deal_cards(2) ->> 'game')::bigint");
         assert_eq!(next_game, last_game + 1);
         every_function_works(&mut client, queues[1]);
+        if fair {
+            // Desk 4 deals on under the commitment it had, and every game of it verifies.
+            let nonce: i64 = one(&mut client, "SELECT (deal_cards(4) ->> 'nonce')::bigint");
+            assert_eq!(nonce, 2, "from {release}");
+            client.batch_execute("SELECT fair_reveal(4)").unwrap();
+            let verified: bool = one(
+                &mut client,
+                "SELECT count(*) = 3 AND bool_and(verified) FROM fair_verify_desk(4)",
+            );
+            assert!(verified, "desk 4's games do not verify (from {release})");
+        }
         for q in &queues {
             let tracks: i64 = one(
                 &mut client,
@@ -389,6 +426,52 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
 
 /// The comparison catches an update script that misses one change: each mutation below undoes
 /// one kind of change an update script makes, on an updated database, and must show.
+/// An update to 0.4.0 refuses a database where a desk names a commitment that is not an
+/// unrevealed round of its own (its row was rewritten), says which, and changes nothing; once
+/// the desk is taken out of the mode as the error says, it goes through.
+#[test]
+fn the_update_to_0_4_0_refuses_a_rewritten_desk() {
+    let db = "dealcards_upgrade_rewritten";
+    let mut client = server::fresh_database(db);
+    client
+        .batch_execute(
+            "CREATE EXTENSION dealcards VERSION '0.3.0';
+             INSERT INTO desk (desk_id) VALUES (5), (6);
+             INSERT INTO desk_player SELECT d, s, s FROM generate_series(5, 6) d, generate_series(1, 3) s;
+             SELECT fair_mode_on(5), fair_mode_on(6);
+             SELECT deal_cards(5), deal_cards(6);
+             UPDATE desk SET fair_commitment = sha256('not a seed') WHERE desk_id = 6;",
+        )
+        .unwrap();
+    let before = data(&mut client);
+    let error = client
+        .batch_execute("ALTER EXTENSION dealcards UPDATE TO '0.4.0'")
+        .unwrap_err();
+    let db_error = error.as_db_error().expect("a server error");
+    assert_eq!(db_error.code().code(), "XX001", "{db_error:?}");
+    assert!(
+        db_error.message().contains("desks 6 name a commitment"),
+        "{db_error:?}"
+    );
+    let version: String = one(
+        &mut client,
+        "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'",
+    );
+    assert_eq!(version, "0.3.0");
+    assert_eq!(data(&mut client), before);
+    client
+        .batch_execute(
+            "UPDATE desk SET fair_round = NULL, fair_commitment = NULL, fair_nonce = NULL WHERE desk_id = 6;
+             ALTER EXTENSION dealcards UPDATE TO '0.4.0';",
+        )
+        .unwrap();
+    let dealt: bool = one(
+        &mut client,
+        "SELECT deal_cards(5) ? 'commitment' AND fair_mode_on(6) IS NOT NULL",
+    );
+    assert!(dealt);
+}
+
 #[test]
 fn the_schema_comparison_catches_a_missing_change() {
     let mut fresh = server::fresh_database("dealcards_upgrade_mutated");
