@@ -4,11 +4,16 @@
 -- deals. No row changes.
 
 -- A desk that names anything else had its row changed outside dealcards' functions: the update
--- stops and says which, before any change.
+-- stops and says which, before any change. (On a Citus worker the coordinator has checked.)
 DO $$
 DECLARE
     broken text;
 BEGIN
+    IF to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL THEN
+        IF NOT pg_catalog.citus_is_coordinator() THEN
+            RETURN;
+        END IF;
+    END IF;
     SELECT pg_catalog.string_agg(d.desk_id::text, ', ' ORDER BY d.desk_id) INTO broken
       FROM @extschema@.desk d
      WHERE d.fair_round IS NOT NULL
@@ -23,19 +28,36 @@ BEGIN
 END
 $$;
 
--- The round while its seed is unrevealed, NULL once revealed: what a desk may name.
-ALTER TABLE @extschema@.fair_seed
-    ADD COLUMN unrevealed_round int GENERATED ALWAYS AS (CASE WHEN revealed_at IS NULL THEN round END) STORED,
-    ADD CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment);
-
-ALTER TABLE @extschema@.desk
-    ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
-        REFERENCES @extschema@.fair_seed (desk_id, unrevealed_round, commitment);
-
--- A nonce is used once under a commitment because deal_cards takes the next one with the desk's
--- lock; desk verification reports a repeated or missing one. The unique index that also
--- enforced it cost a provably fair deal about a twentieth of its speed.
-DROP INDEX @extschema@.game_fair_nonce_idx;
+-- On a Citus cluster whose tables are distributed, the coordinator's changes below reach every
+-- node's tables, and each worker then runs this script too: there, what is done already is
+-- skipped. The changes are statements of a DO block, so that Citus sends each to the workers
+-- on its own (not this whole script), and one change per statement, as Citus applies them to
+-- the shards.
+DO $$
+BEGIN
+    -- The round while its seed is unrevealed, NULL once revealed: what a desk may name.
+    ALTER TABLE @extschema@.fair_seed
+        ADD COLUMN IF NOT EXISTS unrevealed_round int
+            GENERATED ALWAYS AS (CASE WHEN revealed_at IS NULL THEN round END) STORED;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_constraint
+                    WHERE conrelid = '@extschema@.fair_seed'::pg_catalog.regclass
+                      AND conname = 'fair_seed_unrevealed_key') THEN
+        ALTER TABLE @extschema@.fair_seed
+            ADD CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment);
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_constraint
+                    WHERE conrelid = '@extschema@.desk'::pg_catalog.regclass
+                      AND conname = 'desk_fair_round_fkey') THEN
+        ALTER TABLE @extschema@.desk
+            ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
+                REFERENCES @extschema@.fair_seed (desk_id, unrevealed_round, commitment);
+    END IF;
+    -- A nonce is used once under a commitment because deal_cards takes the next one with the
+    -- desk's lock; desk verification reports a repeated or missing one. The unique index that
+    -- also enforced it cost a provably fair deal about a twentieth of its speed.
+    DROP INDEX IF EXISTS @extschema@.game_fair_nonce_idx;
+END
+$$;
 
 -- Citus: fair_seed is distributed first now, as desk refers to it (docs/citus.md).
 CREATE OR REPLACE FUNCTION @extschema@.dealcards_distribute()
