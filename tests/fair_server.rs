@@ -1577,3 +1577,81 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
         .get(0);
     assert_eq!(failed, 0, "a game does not verify");
 }
+
+/// A deal that waited for its desk's lock takes the seats as they are once it holds it: the
+/// player who sat down meanwhile gets the cards, under the seed they set, although the statement
+/// that waited read the seats before the wait.
+#[test]
+fn a_deal_that_waited_for_its_desk_deals_to_the_seats_as_they_are_then() {
+    let db = "dealcards_fair_wait";
+    let mut admin = database_with_extension(db);
+    seat(&mut admin, 1, &[1, 2, 3]);
+    admin.batch_execute("SELECT fair_mode_on(1)").unwrap();
+    let user = server::dsn_setting("user");
+    let mut a = server::connect_as(db, &user);
+    let mut b = server::connect_as(db, &user);
+    // B has dealt here: its next deal reads the seats with the desk's lock.
+    assert_eq!(parse_fair_deal(&deal(&mut b, 1)).3, 0);
+    let b_pid: i32 = b.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
+
+    let mut tx = a.transaction().unwrap();
+    let first = parse_fair_deal(
+        &tx.query_one("SELECT deal_cards(1)::text", &[])
+            .unwrap()
+            .get::<_, String>(0),
+    );
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let waiting = thread::spawn(move || {
+        sender.send(deal(&mut b, 1)).unwrap();
+    });
+    let mut observer = server::connect_as(db, &user);
+    let blocked = (0..200).any(|_| {
+        let waits: Option<String> = observer
+            .query_one(
+                "SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1",
+                &[&b_pid],
+            )
+            .unwrap()
+            .get(0);
+        if waits.as_deref() != Some("Lock") {
+            thread::sleep(Duration::from_millis(50));
+        }
+        waits.as_deref() == Some("Lock")
+    });
+    assert!(blocked, "the second deal did not wait for the desk");
+    tx.execute(
+        "UPDATE desk_player SET player_id = 99, client_seed = 'sat down meanwhile'
+          WHERE desk_id = 1 AND player_no = 3",
+        &[],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+
+    let second = parse_fair_deal(
+        &receiver
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the second deal never finished"),
+    );
+    waiting.join().unwrap();
+    assert_eq!(second.3, first.3 + 1, "the nonce after the first deal's");
+    let row = admin
+        .query_one(
+            "SELECT p3_id, client_seeds[3] FROM game WHERE game_id = $1",
+            &[&second.1],
+        )
+        .unwrap();
+    assert_eq!(row.get::<_, Option<i64>>(0), Some(99));
+    assert_eq!(
+        row.get::<_, Option<String>>(1).as_deref(),
+        Some("sat down meanwhile")
+    );
+    admin.batch_execute("SELECT fair_reveal(1)").unwrap();
+    let verified: bool = admin
+        .query_one(
+            "SELECT count(*) = 3 AND bool_and(verified) FROM fair_verify_desk(1)",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(verified, "the desk's games do not verify");
+}
