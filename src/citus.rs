@@ -11,8 +11,8 @@
 
 use std::cell::Cell;
 
-use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
+use pgrx::{extension_sql_file, pg_sys};
 
 use crate::statements::{self, ExtensionSchema};
 
@@ -21,8 +21,6 @@ extension_sql_file!(
     name = "citus",
     requires = ["dealing_tables", "playlist_tables", "fair_tables"]
 );
-
-use pgrx::extension_sql_file;
 
 /// Whether Citus is installed in this database (its metadata table exists): two catalog cache
 /// lookups.

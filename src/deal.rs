@@ -113,15 +113,6 @@ pub(super) fn define_settings() {
 const LOCK_DESK: &str = "SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head \
                            FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 
-thread_local! {
-    /// The desks (of a schema) this backend last found in provably fair mode: their next deal
-    /// locks them with [`crate::fair::LOCK_FAIR_DESK`], which also reads their seats. A wrong
-    /// guess costs one statement: a desk that left the mode is dealt as any other, one that
-    /// entered it reads its seats in a statement more.
-    static FAIR_DESKS: std::cell::RefCell<std::collections::HashSet<(pg_sys::Oid, i32)>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-}
-
 /// LOCK_DESK as the tables of release 0.2.0 take it (no provably fair columns): what deal_cards
 /// runs in a database whose extension is not yet updated.
 mod before_0_3 {
@@ -129,17 +120,41 @@ mod before_0_3 {
         "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 }
 
-/// Counts the seated players and, when all three are there, writes the game, points the desk at
-/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
-/// sees the seats as they are then. The same statement serves the tables of every release.
-const RECORD_DEAL: &str = "WITH seats AS (
-         SELECT pg_catalog.count(*) AS seated,
+/// The seats of desk $1: how many are seated and the players of seats 1 to 3.
+macro_rules! desk_seats {
+    () => {
+        "SELECT pg_catalog.count(*) AS seated,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
                 pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
            FROM @extschema@.desk_player
-          WHERE desk_id OPERATOR(pg_catalog.=) $1
-     ), new_game AS (
+          WHERE desk_id OPERATOR(pg_catalog.=) $1"
+    };
+}
+
+/// What every deal writes after its game (CTE new_game) at desk $1: the procedure's two
+/// opening bid records by seat $7, and the note naming the first bidder ($6) and the game.
+macro_rules! opening_bids_and_note {
+    () => {
+        "opening_bids AS (
+         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
+         SELECT $1, g.game_id, $7, r.rec_idx, -1
+           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
+     ), first_bidder_note AS (
+         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
+         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
+           FROM new_game g
+     )"
+    };
+}
+
+/// Counts the seated players and, when all three are there, writes the game, points the desk at
+/// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
+/// sees the seats as they are then. The same statement serves the tables of every release.
+const RECORD_DEAL: &str = concat!(
+    "WITH seats AS (",
+    desk_seats!(),
+    "), new_game AS (
          INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
                                        state_no, lord_no, p1_id, p2_id, p3_id, leader)
          SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
@@ -149,22 +164,17 @@ const RECORD_DEAL: &str = "WITH seats AS (
      ), desk_game AS (
          UPDATE @extschema@.desk d SET cur_game_id = g.game_id FROM new_game g
           WHERE d.desk_id OPERATOR(pg_catalog.=) $1
-     ), opening_bids AS (
-         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
-         SELECT $1, g.game_id, $7, r.rec_idx, -1
-           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
-     ), first_bidder_note AS (
-         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
-         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
-           FROM new_game g
-     )
-     SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true";
+     ), ",
+    opening_bids_and_note!(),
+    " SELECT s.seated, g.game_id FROM seats s LEFT JOIN new_game g ON true"
+);
 
 /// RECORD_DEAL for a provably fair deal, whose seats were read before the deal was derived from
 /// their client seeds: it writes the game with those players ($8 to $10), its commitment, nonce,
 /// client seeds (given in UTF-8) and chain hash ($11 to $14), and moves the desk's nonce and
 /// chain head on.
-const RECORD_FAIR_DEAL: &str = "WITH new_game AS (
+const RECORD_FAIR_DEAL: &str = concat!(
+    "WITH new_game AS (
          INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
                                        state_no, lord_no, p1_id, p2_id, p3_id, leader,
                                        fair_commitment, fair_nonce, client_seeds, chain_hash)
@@ -181,27 +191,17 @@ const RECORD_FAIR_DEAL: &str = "WITH new_game AS (
                 fair_chain_head = $14
            FROM new_game g
           WHERE d.desk_id OPERATOR(pg_catalog.=) $1
-     ), opening_bids AS (
-         INSERT INTO @extschema@.bid_record (desk_id, game_id, player_no, rec_idx, bid_size)
-         SELECT $1, g.game_id, $7, r.rec_idx, -1
-           FROM new_game g, (VALUES (0), (-1)) r (rec_idx)
-     ), first_bidder_note AS (
-         INSERT INTO @extschema@.note (desk_id, player_no, note_type, flag, body)
-         SELECT $1, $6, 3, 'y', pg_catalog.concat($6, '#', g.game_id)
-           FROM new_game g
-     )
-     SELECT game_id FROM new_game";
+     ), ",
+    opening_bids_and_note!(),
+    " SELECT game_id FROM new_game"
+);
 
 /// The same deal written one table at a time, each statement naming one desk, so that on a
 /// Citus cluster each is routed to the desk's shards on the worker running the deal: seats, the
 /// game (its id from this node's range, see [`crate::citus`]), the desk, the two opening bids,
 /// the note.
 mod by_table {
-    pub const SEATS: &str = "SELECT pg_catalog.count(*),
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1),
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2),
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3)
-           FROM @extschema@.desk_player WHERE desk_id OPERATOR(pg_catalog.=) $1";
+    pub const SEATS: &str = desk_seats!();
     pub const INSERT_GAME: &str = "INSERT INTO @extschema@.game
                 (game_id, desk_id, p1_cards, p2_cards, p3_cards, extra_cards, state_no, lord_no,
                  p1_id, p2_id, p3_id, leader, fair_commitment, fair_nonce, client_seeds, chain_hash)
@@ -250,7 +250,10 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     // On a Citus node, one table at a time; elsewhere one statement does it all.
     let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        let hinted = current && FAIR_DESKS.with_borrow(|d| d.contains(&(schema.oid(), desk_id)));
+        // A desk this backend last dealt in provably fair mode is locked with the statement
+        // that also reads its seats. A wrong guess costs one statement: a desk that left the
+        // mode is dealt as any other, one that entered it reads its seats in a statement more.
+        let hinted = current && crate::fair::dealt_fair(&schema, desk_id);
         let lock = match (current, hinted) {
             (false, _) => before_0_3::LOCK_DESK,
             (true, false) => LOCK_DESK,
@@ -265,17 +268,8 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         } else {
             None
         };
-        if current && fair_round.is_some() != hinted {
-            FAIR_DESKS.with_borrow_mut(|desks| {
-                if fair_round.is_some() {
-                    if desks.len() >= 100_000 {
-                        desks.clear();
-                    }
-                    desks.insert((schema.oid(), desk_id));
-                } else {
-                    desks.remove(&(schema.oid(), desk_id));
-                }
-            });
+        if hinted && fair_round.is_none() {
+            crate::fair::forget(&schema, desk_id);
         }
         let mut fair_desk = fair_round.map(|round| FairDesk {
             round,
@@ -382,12 +376,18 @@ fn record_by_table(
     deal: &DouDizhuDeal,
     fair: Option<&crate::fair::FairRecord>,
 ) -> i64 {
-    let seats = statements::run(client, schema, by_table::SEATS, &[desk_id.into()]);
-    let seats = seats.first();
-    let seated = seats.get::<i64>(1).ok().flatten().unwrap_or(0);
-    ok_or_raise(deal::check_seats_taken(desk_id, seated));
-    let player = |n: usize| seats.get::<i64>(n).ok().flatten();
-    let (p1_id, p2_id, p3_id) = (player(2), player(3), player(4));
+    // A provably fair deal was derived from the seats its desk's lock read; those are its
+    // players. Any other deal reads them now.
+    let [p1_id, p2_id, p3_id] = match fair {
+        Some(fair) => fair.player_ids,
+        None => {
+            let seats = statements::run(client, schema, by_table::SEATS, &[desk_id.into()]);
+            let seats = seats.first();
+            let seated = seats.get::<i64>(1).ok().flatten().unwrap_or(0);
+            ok_or_raise(deal::check_seats_taken(desk_id, seated));
+            [2, 3, 4].map(|n| seats.get::<i64>(n).ok().flatten())
+        }
+    };
     let base = crate::citus::id_base(client, schema);
     let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
     let leader = deal.first_bidder as i16;

@@ -331,8 +331,8 @@ const DESK_SEATS: &str =
        FROM @extschema@.desk_player p
       WHERE p.desk_id OPERATOR(pg_catalog.=) $1";
 
-/// deal_cards' lock (see `LOCK_DESK` there) for a desk this backend last saw in provably fair
-/// mode: the desk's fair state and, in the same statement, its seats as [`DESK_SEATS`] reads
+/// deal_cards' lock (see `LOCK_DESK` there) for a desk this backend last dealt in provably fair
+/// mode ([`dealt_fair`]): the desk's fair state and, in the same statement, its seats as [`DESK_SEATS`] reads
 /// them (one row per seated player, or one row with no seat), so that a provably fair deal
 /// costs no statement more than another. The seats are read with the snapshot of the
 /// statement's start; the fifth column says whether the desk row locked is the one that
@@ -415,9 +415,22 @@ thread_local! {
     /// backend, with the round and its commitment. A desk can only name an unrevealed round of
     /// its own, with that round's commitment (desk_fair_round_fkey), and a commitment is the
     /// SHA-256 of its seed: so a desk naming the same round and commitment again is under the
-    /// same unrevealed seed, and the kept copy is the seed a read would give.
+    /// same unrevealed seed, and the kept copy is the seed a read would give. A desk with an
+    /// entry is one this backend last dealt in provably fair mode ([`dealt_fair`]).
     static ROUND_SEEDS: std::cell::RefCell<std::collections::HashMap<(pg_sys::Oid, i32), KeptSeed>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Whether this backend keeps the seed of a round of the desk: it last dealt the desk in
+/// provably fair mode, so deal_cards locks it with [`LOCK_FAIR_DESK`]. (Not on release 0.3.0's
+/// tables, where no seed is kept.)
+pub fn dealt_fair(schema: &ExtensionSchema, desk_id: i32) -> bool {
+    ROUND_SEEDS.with_borrow(|seeds| seeds.contains_key(&(schema.oid(), desk_id)))
+}
+
+/// Forgets the desk's kept seed: deal_cards found the desk out of provably fair mode.
+pub fn forget(schema: &ExtensionSchema, desk_id: i32) {
+    ROUND_SEEDS.with_borrow_mut(|seeds| seeds.remove(&(schema.oid(), desk_id)));
 }
 
 /// A desk whose provably fair state no function of dealcards could have left.
@@ -432,8 +445,8 @@ fn broken(desk_id: i32, why: &str) -> ! {
     );
 }
 
-/// The unrevealed server seed of the round a desk names with `commitment`: this backend's copy,
-/// or read as fair_seed's owner and checked against the commitment. A database whose tables
+/// The unrevealed server seed of the round a desk names with `commitment`, and the commitment:
+/// this backend's copy, or read as fair_seed's owner and checked against the commitment. A database whose tables
 /// predate desk_fair_round_fkey (release 0.3.0, before ALTER EXTENSION UPDATE) reads it every
 /// time.
 fn round_seed(
@@ -442,7 +455,7 @@ fn round_seed(
     desk_id: i32,
     round: i32,
     commitment: &[u8],
-) -> ServerSeed {
+) -> (Hash, ServerSeed) {
     let key = (schema.oid(), desk_id);
     let keep = schema.has_column(c"fair_seed", c"unrevealed_round");
     if keep {
@@ -450,10 +463,10 @@ fn round_seed(
             seeds
                 .get(&key)
                 .filter(|(r, c, _)| *r == round && c[..] == *commitment)
-                .map(|(_, _, seed)| *seed)
+                .map(|(_, c, seed)| (*c, *seed))
         });
-        if let Some(seed) = kept {
-            return seed;
+        if let Some(kept) = kept {
+            return kept;
         }
     }
     let read = as_owner(client, schema, |client| {
@@ -480,7 +493,7 @@ fn round_seed(
             seeds.insert(key, (round, hash, seed));
         });
     }
-    seed
+    (hash, seed)
 }
 
 /// The provably fair deal at a locked desk: the next nonce under its commitment, from the
@@ -499,18 +512,11 @@ pub fn deal_at(
         )
     });
     check_seats(seats.seated);
-    let server_seed = round_seed(client, schema, desk_id, desk.round, &desk.commitment);
-    let commitment: Hash = desk
-        .commitment
-        .as_slice()
-        .try_into()
-        .expect("round_seed checked the commitment");
-    let seeds: Vec<Vec<u8>> = seats
-        .client_seeds
-        .into_iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let given: Vec<Option<Vec<u8>>> = seeds.iter().cloned().map(Some).collect();
+    let (commitment, server_seed) =
+        round_seed(client, schema, desk_id, desk.round, &desk.commitment);
+    // A seat's seed is never NULL (desk_player.client_seed NOT NULL); a missing one is '', as
+    // fair_deal takes it.
+    let given = seats.client_seeds.map(|s| Some(s.unwrap_or_default()));
     let seed_refs = ok_or_raise(client_seeds(&given));
     let nonce = ok_or_raise(fair::nonce(desk.nonce));
     let deal = fair::deal(&server_seed, &seed_refs, nonce);
@@ -525,7 +531,7 @@ pub fn deal_at(
         commitment,
         nonce: desk.nonce,
         player_ids: seats.player_ids,
-        client_seeds: seeds,
+        client_seeds: given.into_iter().flatten().collect(),
         chain_hash,
     };
     (deal, record)
@@ -648,12 +654,11 @@ fn check_desk(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32
                     None => None,
                 };
                 problems.extend(fair::check_game(&game, &previous, stored.as_deref(), seed));
-                previous = match fair::chain_hash(&previous, &game) {
-                    Ok(_) if stored.as_ref().is_some_and(|s| s.len() == 32) => {
-                        stored.as_deref().unwrap().try_into().unwrap()
-                    }
-                    Ok(hash) => hash,
-                    Err(_) => previous,
+                // The next game links to this one's stored hash; where that is missing or
+                // malformed (reported above), to the hash its record gives.
+                previous = match stored.as_deref().and_then(|s| Hash::try_from(s).ok()) {
+                    Some(hash) => hash,
+                    None => fair::chain_hash(&previous, &game).unwrap_or(previous),
                 };
             }
         }

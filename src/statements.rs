@@ -45,9 +45,7 @@ impl ExtensionSchema {
             ExtensionSchema { oid, quoted }
         }
     }
-}
 
-impl ExtensionSchema {
     /// The schema's oid.
     pub fn oid(&self) -> pg_sys::Oid {
         self.oid
@@ -65,9 +63,7 @@ impl ExtensionSchema {
                 && pg_sys::get_attnum(relid, column.as_ptr()) != pg_sys::InvalidAttrNumber as i16
         }
     }
-}
 
-impl ExtensionSchema {
     /// The owner of the extension's table `table` in this schema, from the relation cache (the
     /// table is locked as a read of it would lock it).
     pub fn table_owner(&self, table: &CStr) -> Option<pg_sys::Oid> {
