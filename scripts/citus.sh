@@ -25,20 +25,6 @@ stage=$cache/stage
 citus_packages=(gcc make postgresql-server-dev-$PG_MAJOR libcurl4-openssl-dev liblz4-dev libzstd-dev
   libkrb5-dev libselinux1-dev libpam0g-dev)
 
-install_packages() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    say "installing Debian packages for Citus: ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-      </dev/null >"${TMPDIR:-/tmp}/dealcards-citus-apt.log" 2>&1 \
-      || { tail -30 "${TMPDIR:-/tmp}/dealcards-citus-apt.log" >&2; exit 1; }
-  fi
-}
-
 unavailable() {
   cat >&2 <<EOF
 Citus is not available for PostgreSQL $PG_MAJOR: $*
@@ -55,7 +41,7 @@ EOF
 # The server's pg_config comes with postgresql-server-dev; without it nothing can be checked.
 if [ ! -x "$PG_CONFIG" ]; then
   [ -f "$CITUS_TARBALL" ] || unavailable "no pg_config at $PG_CONFIG and no tarball at $CITUS_TARBALL"
-  install_packages "${citus_packages[@]}"
+  install_debian_packages " for Citus" "${citus_packages[@]}"
 fi
 pkglibdir=$("$PG_CONFIG" --pkglibdir)
 sharedir=$("$PG_CONFIG" --sharedir)
@@ -72,7 +58,7 @@ fi
 stamp="$(sha256sum "$CITUS_TARBALL" 2>/dev/null | cut -c1-64) $("$PG_CONFIG" --version)"
 if [ ! -f "$stage/.complete" ] || [ "$(cat "$stage/.complete")" != "$stamp" ]; then
   [ -f "$CITUS_TARBALL" ] || unavailable "it is not installed, and there is no source tarball at $CITUS_TARBALL"
-  install_packages "${citus_packages[@]}"
+  install_debian_packages " for Citus" "${citus_packages[@]}"
   mkdir -p "$cache"
   # One build at a time per cache.
   exec 9>"$cache/.lock"
@@ -116,7 +102,7 @@ say "installing Citus $CITUS_VERSION into PostgreSQL $PG_MAJOR (from $stage)"
 done
 # The shared libraries Citus links with (curl, lz4, zstd) come with the build packages.
 if ldd "$pkglibdir/citus.so" | grep -q 'not found'; then
-  install_packages "${citus_packages[@]}"
+  install_debian_packages " for Citus" "${citus_packages[@]}"
 fi
 installed || { echo "Citus's files did not reach $pkglibdir and $sharedir" >&2; exit 1; }
 echo "Citus $CITUS_VERSION is installed in PostgreSQL $PG_MAJOR"

@@ -59,6 +59,21 @@ use_pg "$PG_VERSION"
 
 say() { printf '\n== %s\n' "$*"; }
 
+# Installs those of the Debian packages "${@:2}" that are not installed yet; $1 says what for.
+# apt's output goes to a log, shown when it fails.
+install_debian_packages() {
+  local purpose=$1 missing=() p log=${TMPDIR:-/tmp}/dealcards-apt.log
+  shift
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  say "installing Debian packages$purpose: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    </dev/null >"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+}
+
 # Runs a command as the user that owns the Postgres servers.
 as_pg_user() {
   if [ "$AS_ROOT" = 1 ]; then

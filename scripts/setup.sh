@@ -11,15 +11,7 @@ source "$(dirname "$0")/common.sh"
 packages=(postgresql-$SYSTEM_PG_VERSION postgresql-server-dev-$SYSTEM_PG_VERSION postgresql-contrib
   libclang-dev clang sudo make unzip fonts-dejavu-core sqlsmith chromium chromium-driver)
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
-fi
+install_debian_packages "" "${packages[@]}"
 
 if ! command -v cargo >/dev/null; then
   echo "cargo is not installed: install Rust (https://rustup.rs) and run this again" >&2
