@@ -7,8 +7,8 @@
 # start from empty game, bid_record and note tables and are checked afterwards: one game, two
 # bids and one note per transaction pgbench counted.
 # Sourced by scripts/bench_citus.sh, with PGHOST/PGPORT/PGUSER/PGDATABASE naming the cluster's
-# coordinator (scripts/citus_cluster.sh env) and PLAIN_PORT the plain server, whose database
-# dealcards_bench holds the extension.
+# coordinator (scripts/citus_cluster.sh env) and PLAIN_PORT the plain server
+# (scripts/citus_cluster.sh plain-server), whose database of the same name holds the extension.
 # shellcheck shell=bash
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
@@ -19,7 +19,7 @@ citus_dir=$(mktemp -d)
 
 # Where each target is: port and database, and the ports of all its servers (for CHECKPOINT).
 declare -A target_port=([citus]=$PGPORT [plain]=$PLAIN_PORT)
-declare -A target_db=([citus]=$PGDATABASE [plain]=dealcards_bench)
+declare -A target_db=([citus]=$PGDATABASE [plain]=$PGDATABASE)
 declare -A target_nodes=(
   [citus]="$DEALCARDS_CITUS_COORDINATOR_PORT $DEALCARDS_CITUS_WORKER1_PORT $DEALCARDS_CITUS_WORKER2_PORT"
   [plain]=$PLAIN_PORT

@@ -10,6 +10,9 @@
 #   citus_cluster.sh spare-worker  one more worker, started with citus in the database but not
 #                                registered (a test adds it with citus_add_node); the same one
 #                                again while it exists; prints its port
+#   citus_cluster.sh plain-server  a server with the nodes' settings but without Citus, its
+#                                database holding dealcards (what the cluster is measured
+#                                against); prints its port
 #   citus_cluster.sh env         exports: PGHOST/PGPORT/PGUSER/PGDATABASE of the coordinator,
 #                                DEALCARDS_CITUS_COORDINATOR_PORT, DEALCARDS_CITUS_WORKER<n>_PORT
 #   citus_cluster.sh status      each node's port and state, and the coordinator's node list
@@ -31,13 +34,14 @@ fi
 
 port_in_use() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
-# The nodes that exist: coordinator first, then the workers in order.
+# The nodes that exist: coordinator first, then the workers in order, then the plain server.
 nodes() {
   local n
   [ -d "$dir/coordinator" ] && echo coordinator
   for n in $(ls -d "$dir"/worker* 2>/dev/null | sed 's|.*/worker||' | sort -n); do
     echo "worker$n"
   done
+  if [ -d "$dir/plain" ]; then echo plain; fi
 }
 
 port_of() { cat "$dir/$1/port"; }
@@ -74,7 +78,7 @@ initdb_node() {
 # citus_cluster.sh
 listen_addresses = '$HOST'
 unix_socket_directories = '$dir/$node'
-shared_preload_libraries = 'citus'
+$([ "$node" = plain ] || echo "shared_preload_libraries = 'citus'")
 max_prepared_transactions = 100
 max_connections = 200
 fsync = off
@@ -198,6 +202,17 @@ spare_worker() {
   port_of "$node"
 }
 
+plain_server() {
+  check_installed
+  [ -d "$dir/plain/data" ] || initdb_node plain
+  start_node plain
+  if [ -z "$(node_psql plain postgres -c "SELECT 1 FROM pg_database WHERE datname = '$DB'")" ]; then
+    node_psql plain postgres -c "CREATE DATABASE $DB"
+  fi
+  node_psql plain "$DB" -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS dealcards"
+  port_of plain
+}
+
 stop() {
   local node
   for node in $(nodes | tac); do stop_node "$node"; done
@@ -205,7 +220,7 @@ stop() {
 
 wipe() {
   stop
-  rm -rf "${dir:?}"/coordinator "$dir"/worker* "$dir/ready"
+  rm -rf "${dir:?}"/coordinator "$dir"/worker* "$dir/plain" "$dir/ready"
 }
 
 env_exports() {
@@ -240,7 +255,8 @@ case "${1:-}" in
   wipe) wipe ;;
   add-worker) add_worker ;;
   spare-worker) spare_worker ;;
+  plain-server) plain_server ;;
   env) env_exports ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|wipe|add-worker|spare-worker|env|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|wipe|add-worker|spare-worker|plain-server|env|status" >&2; exit 2 ;;
 esac
