@@ -26,6 +26,8 @@
 //! writing meanwhile.
 #![cfg(feature = "citus_tests")]
 
+mod server;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 use std::sync::{Arc, Barrier, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -126,20 +128,39 @@ fn on_the_workers(c: &mut Client, select: &str) -> BTreeMap<i32, postgres::Row> 
     by_k
 }
 
-/// The same expression of g evaluated by the coordinator itself (no distributed table), for
-/// g = 1..ROWS.
-fn on_the_coordinator<T: for<'a> postgres::types::FromSql<'a>>(
-    c: &mut Client,
-    expression_of_g: &str,
-) -> BTreeMap<i32, T> {
-    c.query(
-        &format!("SELECT g, {expression_of_g} FROM generate_series(1, {ROWS}) g"),
-        &[],
-    )
-    .unwrap()
-    .into_iter()
-    .map(|r| (r.get(0), r.get(1)))
-    .collect()
+/// Evaluates `expression` (of the row's key, written `{k}`) on the workers, a row at a time
+/// ([`on_the_workers`]), checks that each row gives what the coordinator itself gives for the
+/// same key (no distributed table), and returns the workers' values by key.
+fn workers_agree_with_the_coordinator<T>(c: &mut Client, expression: &str) -> BTreeMap<i32, T>
+where
+    T: for<'a> postgres::types::FromSql<'a> + PartialEq + std::fmt::Debug,
+{
+    let rows = on_the_workers(
+        c,
+        &format!(
+            "SELECT k, inet_server_port(), {}",
+            expression.replace("{k}", "k")
+        ),
+    );
+    let local: BTreeMap<i32, T> = c
+        .query(
+            &format!(
+                "SELECT g, {} FROM generate_series(1, {ROWS}) g",
+                expression.replace("{k}", "g")
+            ),
+            &[],
+        )
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    rows.iter()
+        .map(|(k, row)| {
+            let value: T = row.get(2);
+            assert_eq!(value, local[k], "{expression}, k = {k}");
+            (*k, value)
+        })
+        .collect()
 }
 
 fn is_permutation(values: &[i32], lo: i32, hi: i32) -> bool {
@@ -234,27 +255,20 @@ fn shuffle_ints_in_a_distributed_query() {
     let mut c = coordinator();
     // A constant seed: the same deck on every shard. (`54 + 0 * k` keeps the coordinator from
     // folding the call into a constant: each worker computes it.)
-    let rows = on_the_workers(
+    let decks = workers_agree_with_the_coordinator::<Vec<i32>>(
         &mut c,
-        "SELECT k, inet_server_port(), shuffle_ints(1, 54 + 0 * k, sha256('citus'::bytea))",
+        "shuffle_ints(1, 54 + 0 * {k}, sha256('citus'::bytea))",
     );
-    let reference: Vec<i32> = c
-        .query_one("SELECT shuffle_ints(1, 54, sha256('citus'::bytea))", &[])
-        .unwrap()
-        .get(0);
-    for (k, row) in &rows {
-        assert_eq!(row.get::<_, Vec<i32>>(2), reference, "k = {k}");
-    }
+    assert_eq!(
+        decks.values().collect::<BTreeSet<_>>().len(),
+        1,
+        "one seed, one deck"
+    );
     // A seed per row: each shard gives what the coordinator gives for that seed.
-    let rows = on_the_workers(
+    workers_agree_with_the_coordinator::<Vec<i32>>(
         &mut c,
-        "SELECT k, inet_server_port(), shuffle_ints(1, 54, sha256(k::text::bytea))",
+        "shuffle_ints(1, 54, sha256({k}::text::bytea))",
     );
-    let local =
-        on_the_coordinator::<Vec<i32>>(&mut c, "shuffle_ints(1, 54, sha256(g::text::bytea))");
-    for (k, row) in &rows {
-        assert_eq!(row.get::<_, Vec<i32>>(2), local[k], "k = {k}");
-    }
     // No seed: valid permutations, different ones.
     let rows = on_the_workers(
         &mut c,
@@ -274,16 +288,10 @@ fn shuffle_ints_in_a_distributed_query() {
 #[test]
 fn shuffle_array_in_a_distributed_query() {
     let mut c = coordinator();
-    let seeded =
-        "shuffle_array(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'row ' || K], sha256('array'::bytea))";
-    let rows = on_the_workers(
+    workers_agree_with_the_coordinator::<Vec<String>>(
         &mut c,
-        &format!("SELECT k, inet_server_port(), {}", seeded.replace('K', "k")),
+        "shuffle_array(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'row ' || {k}], sha256('array'::bytea))",
     );
-    let local = on_the_coordinator::<Vec<String>>(&mut c, &seeded.replace('K', "g"));
-    for (k, row) in &rows {
-        assert_eq!(row.get::<_, Vec<String>>(2), local[k], "k = {k}");
-    }
     let rows = on_the_workers(
         &mut c,
         "SELECT k, inet_server_port(), shuffle_array(ARRAY(SELECT generate_series(k, k + 53)))",
@@ -307,20 +315,15 @@ fn shuffle_array_in_a_distributed_query() {
 #[test]
 fn sample_ints_in_a_distributed_query() {
     let mut c = coordinator();
-    let rows = on_the_workers(
+    let samples = workers_agree_with_the_coordinator::<Vec<i64>>(
         &mut c,
-        "SELECT k, inet_server_port(), sample_ints(1, 1000 + 0 * k, 10, sha256('sample'::bytea))",
+        "sample_ints(1, 1000 + 0 * {k}, 10, sha256('sample'::bytea))",
     );
-    let reference: Vec<i64> = c
-        .query_one(
-            "SELECT sample_ints(1, 1000, 10, sha256('sample'::bytea))",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    for (k, row) in &rows {
-        assert_eq!(row.get::<_, Vec<i64>>(2), reference, "k = {k}");
-    }
+    assert_eq!(
+        samples.values().collect::<BTreeSet<_>>().len(),
+        1,
+        "one seed, one sample"
+    );
     let rows = on_the_workers(
         &mut c,
         "SELECT k, inet_server_port(), sample_ints(k, k + 999, 10)",
@@ -385,11 +388,7 @@ fn deal_hands_in_a_distributed_query() {
 #[test]
 fn freecell_layout_in_a_distributed_query() {
     let mut c = coordinator();
-    let rows = on_the_workers(&mut c, "SELECT k, inet_server_port(), freecell_layout(k)");
-    let local = on_the_coordinator::<String>(&mut c, "freecell_layout(g)");
-    for (k, row) in &rows {
-        assert_eq!(row.get::<_, String>(2), local[k], "game {k}");
-    }
+    workers_agree_with_the_coordinator::<String>(&mut c, "freecell_layout({k})");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1611,17 +1610,6 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
 // ---------------------------------------------------------------------------------------------
 // 6: listeners.
 
-/// The notifications a listener gets until `quiet` passes without one.
-fn heard(listener: &mut Client, quiet: Duration) -> Vec<(String, String)> {
-    let mut got = Vec::new();
-    let mut pending = listener.notifications();
-    let mut iter = pending.timeout_iter(quiet);
-    while let Some(n) = iter.next().unwrap() {
-        got.push((n.channel().to_string(), n.payload().to_string()));
-    }
-    got
-}
-
 /// Deals (or runs `sql`) on the coordinator and returns what each listener heard, the
 /// listener on `expected` (if any) waited for first.
 fn hear(
@@ -1640,12 +1628,12 @@ fn hear(
             .unwrap()
             .map(|n| (n.channel().to_string(), n.payload().to_string()));
         let mut got: Vec<_> = first.into_iter().collect();
-        got.extend(heard(l, Duration::from_millis(300)));
+        got.extend(server::notifications(l, Duration::from_millis(300)));
         all.insert(port, got);
     }
     for (port, l) in listeners.iter_mut() {
         if Some(*port) != expected {
-            all.insert(*port, heard(l, Duration::from_millis(400)));
+            all.insert(*port, server::notifications(l, Duration::from_millis(400)));
         }
     }
     all

@@ -11,7 +11,6 @@ use std::thread;
 use std::time::Duration;
 
 use postgres::error::SqlState;
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
 const CONNECTIONS: usize = 8;
@@ -279,17 +278,6 @@ fn eight_connections_dealing_at_different_desks() {
     assert_eq!(dealt_desks, SEATED.iter().copied().collect());
 }
 
-/// The notifications `client` has received within `wait`, as (channel, payload).
-fn received(client: &mut Client, wait: Duration) -> Vec<(String, String)> {
-    let mut notes = Vec::new();
-    let mut waiting = client.notifications();
-    let mut iter = waiting.timeout_iter(wait);
-    while let Some(note) = iter.next().unwrap() {
-        notes.push((note.channel().to_string(), note.payload().to_string()));
-    }
-    notes
-}
-
 #[test]
 fn notify_reaches_a_listener_only_after_commit() {
     const DESK: i32 = 9201;
@@ -308,9 +296,12 @@ fn notify_reaches_a_listener_only_after_commit() {
         .query_one("SELECT deal_cards($1)::text", &[&DESK])
         .unwrap()
         .get(0);
-    assert_eq!(received(&mut listener, Duration::from_millis(500)), []);
+    assert_eq!(
+        server::notifications(&mut listener, Duration::from_millis(500)),
+        []
+    );
     tx.commit().unwrap();
-    let notes = received(&mut listener, Duration::from_secs(2));
+    let notes = server::notifications(&mut listener, Duration::from_secs(2));
     assert_eq!(notes, [(channel.clone(), dealt.clone())]);
     assert_eq!(parse_deal(&notes[0].1).0, DESK);
 
@@ -318,13 +309,16 @@ fn notify_reaches_a_listener_only_after_commit() {
     let mut tx = dealer.transaction().unwrap();
     tx.query_one("SELECT deal_cards($1)", &[&DESK]).unwrap();
     tx.rollback().unwrap();
-    assert_eq!(received(&mut listener, Duration::from_millis(500)), []);
+    assert_eq!(
+        server::notifications(&mut listener, Duration::from_millis(500)),
+        []
+    );
     // Another desk's deal goes to another channel.
     deal(&mut dealer, OTHER).unwrap();
     let committed = deal(&mut dealer, DESK).unwrap();
     assert_ne!(committed, dealt);
     assert_eq!(
-        received(&mut listener, Duration::from_secs(2)),
+        server::notifications(&mut listener, Duration::from_secs(2)),
         [(channel.clone(), committed)]
     );
 
@@ -340,7 +334,10 @@ fn notify_reaches_a_listener_only_after_commit() {
         err.code(),
         Some(&SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE)
     );
-    assert_eq!(received(&mut listener, Duration::from_millis(500)), []);
+    assert_eq!(
+        server::notifications(&mut listener, Duration::from_millis(500)),
+        []
+    );
 }
 
 #[test]
@@ -365,21 +362,7 @@ fn a_deal_waits_for_the_desk_and_then_sees_its_seats_as_they_are() {
     });
     // B blocks on the desk row's lock, and stays blocked while A's transaction is open.
     let mut observer = server::connect();
-    let mut blocked = false;
-    for _ in 0..200 {
-        let waits: Option<String> = observer
-            .query_one(
-                "SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1",
-                &[&b_pid],
-            )
-            .unwrap()
-            .get(0);
-        if waits.as_deref() == Some("Lock") {
-            blocked = true;
-            break;
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
+    let blocked = server::waits_for_a_lock(&mut observer, b_pid);
     assert!(blocked, "the second deal did not wait for the desk");
     assert!(receiver.try_recv().is_err(), "the second deal did not wait");
     tx.execute(

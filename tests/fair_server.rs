@@ -22,7 +22,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
 /// The privileges of a game server's role (`game_server` here), and no more. It seats players
@@ -466,20 +465,17 @@ fn an_unrevealed_server_seed_never_reaches_the_game_server() {
 
     // Every deal notified its desk's channel with its result, which names the commitment.
     let mut notes = Vec::new();
-    {
-        let mut waiting = listener.notifications();
-        let started = Instant::now();
-        while notes.len() < dealt.len() && started.elapsed() < Duration::from_secs(10) {
-            let mut iter = waiting.timeout_iter(Duration::from_millis(200));
-            while let Some(note) = iter.next().unwrap() {
-                notes.push((note.channel().to_string(), note.payload().to_string()));
-            }
-        }
-        let mut iter = waiting.timeout_iter(Duration::from_millis(200));
-        while let Some(note) = iter.next().unwrap() {
-            notes.push((note.channel().to_string(), note.payload().to_string()));
-        }
+    let started = Instant::now();
+    while notes.len() < dealt.len() && started.elapsed() < Duration::from_secs(10) {
+        notes.extend(server::notifications(
+            &mut listener,
+            Duration::from_millis(200),
+        ));
     }
+    notes.extend(server::notifications(
+        &mut listener,
+        Duration::from_millis(200),
+    ));
     let expected: Vec<(String, String)> = dealt
         .iter()
         .map(|(desk, json)| (format!("dealcards_desk_{desk}"), json.clone()))
@@ -1605,19 +1601,7 @@ fn a_deal_that_waited_for_its_desk_deals_to_the_seats_as_they_are_then() {
         sender.send(deal(&mut b, 1)).unwrap();
     });
     let mut observer = server::connect_as(db, &user);
-    let blocked = (0..200).any(|_| {
-        let waits: Option<String> = observer
-            .query_one(
-                "SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1",
-                &[&b_pid],
-            )
-            .unwrap()
-            .get(0);
-        if waits.as_deref() != Some("Lock") {
-            thread::sleep(Duration::from_millis(50));
-        }
-        waits.as_deref() == Some("Lock")
-    });
+    let blocked = server::waits_for_a_lock(&mut observer, b_pid);
     assert!(blocked, "the second deal did not wait for the desk");
     tx.execute(
         "UPDATE desk_player SET player_id = 99, client_seed = 'sat down meanwhile'
