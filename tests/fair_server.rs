@@ -55,16 +55,11 @@ fn database_with_extension(db: &str) -> Client {
 /// `role`, created anew as a plain login role holding exactly [`GAME_SERVER_GRANTS`] in the
 /// database `admin` is connected to.
 fn create_game_server_role(admin: &mut Client, role: &str) {
-    admin
-        .batch_execute(&format!(
-            "DO $$ BEGIN
-               IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN
-                 DROP OWNED BY {role}; DROP ROLE {role};
-               END IF;
-             END $$;
-             CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;"
-        ))
-        .unwrap();
+    server::fresh_role(
+        admin,
+        role,
+        "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS",
+    );
     admin
         .batch_execute(&GAME_SERVER_GRANTS.replace("game_server", role))
         .unwrap();

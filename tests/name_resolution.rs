@@ -254,15 +254,10 @@ fn seat_desk(client: &mut Client, schema: &str, desk: i32) {
 fn lookalikes_planted_by_a_plain_role_never_run() {
     let db = "dealcards_lookalikes";
     let mut admin = server::fresh_database(db);
+    server::fresh_role(&mut admin, ATTACKER, "LOGIN");
     admin
         .batch_execute(&format!(
-            "DO $$ BEGIN
-               IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{ATTACKER}') THEN
-                 DROP OWNED BY {ATTACKER}; DROP ROLE {ATTACKER};
-               END IF;
-             END $$;
-             CREATE ROLE {ATTACKER} LOGIN;
-             CREATE EXTENSION dealcards;
+            "CREATE EXTENSION dealcards;
              GRANT CREATE ON SCHEMA public TO PUBLIC;
              GRANT CREATE ON DATABASE {db} TO {ATTACKER};
              -- A role that may read the games, as many applications' roles may.

@@ -135,3 +135,18 @@ pub fn waits_for_a_lock(observer: &mut Client, pid: i32) -> bool {
         locked
     })
 }
+
+/// The role `role` created anew (`CREATE ROLE role options`) by `admin`: an earlier run's role
+/// of that name is dropped first, with what it owns in `admin`'s database.
+pub fn fresh_role(admin: &mut Client, role: &str, options: &str) {
+    admin
+        .batch_execute(&format!(
+            "DO $$ BEGIN
+               IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN
+                 DROP OWNED BY {role}; DROP ROLE {role};
+               END IF;
+             END $$;
+             CREATE ROLE {role} {options};"
+        ))
+        .unwrap();
+}
