@@ -5,11 +5,11 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB, PgSqlErrorCode};
 
 use crate::arrays::{Built, IntArray};
-use crate::fair::{FairDesk, Seats};
+use crate::fair::FairDesk;
 use crate::statements::{self, ExtensionSchema};
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
-use dealcards_core::deal::{self, DealSizes, DouDizhuDeal};
+use dealcards_core::deal::{self, DealSizes, DouDizhuDeal, SEATS};
 use dealcards_core::error::Error;
 
 extension_sql_file!("../sql/dealing.sql", name = "dealing_tables");
@@ -120,16 +120,78 @@ mod before_0_3 {
         "SELECT FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
 }
 
-/// The seats of desk $1: how many are seated and the players of seats 1 to 3.
-macro_rules! desk_seats {
-    () => {
-        "SELECT pg_catalog.count(*) AS seated,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
-                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
-           FROM @extschema@.desk_player
-          WHERE desk_id OPERATOR(pg_catalog.=) $1"
-    };
+/// A desk's seats as deal_cards reads them when its lock did not: a row per seated player,
+/// with the seat, the player and the player's client seed in UTF-8.
+const DESK_SEATS: &str =
+    "SELECT p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
+       FROM @extschema@.desk_player p
+      WHERE p.desk_id OPERATOR(pg_catalog.=) $1";
+
+/// LOCK_DESK that also reads the desk's seats in the same statement, as [`DESK_SEATS`] reads
+/// them (one row per seated player, or one row with no seat), for the deals that need the seats
+/// before they record them: a provably fair deal (its cards come from the client seeds) and a
+/// deal recorded one table at a time (on a Citus node). The seats are read with the snapshot of
+/// the statement's start. The fifth column says whether that is the state the lock was granted
+/// on: the row locked is the version the snapshot sees, and no other transaction had changed or
+/// locked it since it was written (its xmax, read before the lock is taken). Otherwise the deal
+/// may have waited for a transaction that changed the seats (a player sitting down locks the
+/// desk row through desk_player's foreign key), and the seats are read again as they are once
+/// the lock is held. Every table is filtered by the desk given ($1), so that Citus routes the
+/// statement to the desk's worker.
+const LOCK_DESK_AND_SEATS: &str =
+    "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head, d.fresh,
+            p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
+       FROM (SELECT l.fair_round, l.fair_commitment, l.fair_nonce, l.fair_chain_head,
+                    l.ctid OPERATOR(pg_catalog.=) v.ctid
+                    AND v.xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid AS fresh
+               FROM @extschema@.desk l, @extschema@.desk v
+              WHERE l.desk_id OPERATOR(pg_catalog.=) $1 AND v.desk_id OPERATOR(pg_catalog.=) $1
+                FOR UPDATE OF l) d
+       LEFT JOIN @extschema@.desk_player p ON p.desk_id OPERATOR(pg_catalog.=) $1";
+
+/// A desk's seats: how many are seated, who sits where, and their client seeds (UTF-8).
+pub struct Seats {
+    pub seated: i64,
+    pub player_ids: [Option<i64>; SEATS],
+    pub client_seeds: [Option<Vec<u8>>; SEATS],
+}
+
+impl Seats {
+    /// The seats from rows of [`DESK_SEATS`]' columns, starting at column `first`; a row
+    /// without a seat is none.
+    fn from_rows(rows: pgrx::spi::SpiTupleTable<'_>, first: usize) -> Seats {
+        let mut seats = Seats {
+            seated: 0,
+            player_ids: [None; SEATS],
+            client_seeds: Default::default(),
+        };
+        for row in rows {
+            let Some(seat) = row.get::<i16>(first).ok().flatten() else {
+                continue;
+            };
+            seats.seated += 1;
+            if let Some(n) = usize::try_from(seat)
+                .ok()
+                .filter(|s| (1..=SEATS).contains(s))
+            {
+                seats.player_ids[n - 1] = row.get::<i64>(first + 1).ok().flatten();
+                seats.client_seeds[n - 1] = row.get::<Vec<u8>>(first + 2).ok().flatten();
+            }
+        }
+        seats
+    }
+
+    /// The desk's seats as they are now ([`DESK_SEATS`]).
+    pub fn read(
+        client: &mut pgrx::spi::SpiClient<'_>,
+        schema: &ExtensionSchema,
+        desk_id: i32,
+    ) -> Seats {
+        Seats::from_rows(
+            statements::run(client, schema, DESK_SEATS, &[desk_id.into()]),
+            1,
+        )
+    }
 }
 
 /// What every deal writes after its game (CTE new_game) at desk $1: the procedure's two
@@ -152,9 +214,14 @@ macro_rules! opening_bids_and_note {
 /// it, and writes the opening bids and the note. It runs after the desk lock is granted, so it
 /// sees the seats as they are then. The same statement serves the tables of every release.
 const RECORD_DEAL: &str = concat!(
-    "WITH seats AS (",
-    desk_seats!(),
-    "), new_game AS (
+    "WITH seats AS (
+         SELECT pg_catalog.count(*) AS seated,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 1) AS p1_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 2) AS p2_id,
+                pg_catalog.max(player_id) FILTER (WHERE player_no OPERATOR(pg_catalog.=) 3) AS p3_id
+           FROM @extschema@.desk_player
+          WHERE desk_id OPERATOR(pg_catalog.=) $1
+     ), new_game AS (
          INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
                                        state_no, lord_no, p1_id, p2_id, p3_id, leader)
          SELECT $1, $2, $3, $4, $5, 1, 0, s.p1_id, s.p2_id, s.p3_id, $6
@@ -197,11 +264,10 @@ const RECORD_FAIR_DEAL: &str = concat!(
 );
 
 /// The same deal written one table at a time, each statement naming one desk, so that on a
-/// Citus cluster each is routed to the desk's shards on the worker running the deal: seats, the
+/// Citus cluster each is routed to the desk's shards on the worker running the deal: the
 /// game (its id from this node's range, see [`crate::citus`]), the desk, the two opening bids,
 /// the note.
 mod by_table {
-    pub const SEATS: &str = desk_seats!();
     pub const INSERT_GAME: &str = "INSERT INTO @extschema@.game
                 (game_id, desk_id, p1_cards, p2_cards, p3_cards, extra_cards, state_no, lord_no,
                  p1_id, p2_id, p3_id, leader, fair_commitment, fair_nonce, client_seeds, chain_hash)
@@ -250,19 +316,21 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     // On a Citus node, one table at a time; elsewhere one statement does it all.
     let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        // A desk this backend last dealt in provably fair mode is locked with the statement
-        // that also reads its seats. A wrong guess costs one statement: a desk that left the
-        // mode is dealt as any other, one that entered it reads its seats in a statement more.
+        // The lock reads the seats too where the deal needs them before it records them: at a
+        // desk this backend last dealt in provably fair mode, and on a Citus node. A wrong
+        // guess costs one statement: a desk that left the mode is dealt as any other, one that
+        // entered it reads its seats in a statement more.
         let hinted = current && crate::fair::dealt_fair(&schema, desk_id);
-        let lock = match (current, hinted) {
+        let with_seats = hinted || by_table;
+        let lock = match (current, with_seats) {
             (false, _) => before_0_3::LOCK_DESK,
             (true, false) => LOCK_DESK,
-            (true, true) => crate::fair::LOCK_FAIR_DESK,
+            (true, true) => LOCK_DESK_AND_SEATS,
         };
         let locked = statements::run(client, &schema, lock, &[desk_id.into()]);
         ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
         let desk = locked.first();
-        let fresh = hinted && desk.get::<bool>(5).ok().flatten() == Some(true);
+        let fresh = with_seats && desk.get::<bool>(5).ok().flatten() == Some(true);
         let fair_round = if current {
             desk.get::<i32>(1).ok().flatten()
         } else {
@@ -271,20 +339,19 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         if hinted && fair_round.is_none() {
             crate::fair::forget(&schema, desk_id);
         }
-        let mut fair_desk = fair_round.map(|round| FairDesk {
+        let fair_desk = fair_round.map(|round| FairDesk {
             round,
             commitment: desk.get::<Vec<u8>>(2).ok().flatten().unwrap_or_default(),
             nonce: desk.get::<i64>(3).ok().flatten().unwrap_or(0),
             chain_head: desk.get::<Vec<u8>>(4).ok().flatten(),
             seats: None,
         });
-        // The seats the lock read, unless the desk changed while it waited.
-        if let Some(fair_desk) = fair_desk.as_mut().filter(|_| fresh) {
-            fair_desk.seats = Some(Seats::from_rows(desk.rewind(), 6));
-        }
+        // The seats the lock read, if they are the seats as the lock was granted.
+        let mut seats = fresh.then(|| Seats::from_rows(desk.rewind(), 6));
         let (deal, fair) = match fair_desk {
             None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
-            Some(fair_desk) => {
+            Some(mut fair_desk) => {
+                fair_desk.seats = seats.take();
                 let (deal, record) =
                     crate::fair::deal_at(client, &schema, desk_id, fair_desk, |seated| {
                         ok_or_raise(deal::check_seats_taken(desk_id, seated))
@@ -293,7 +360,16 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
             }
         };
         if by_table {
-            let game_id = record_by_table(client, &schema, desk_id, &deal, fair.as_ref());
+            // A provably fair deal's players are the seats its cards were derived from.
+            let players = match &fair {
+                Some(fair) => fair.player_ids,
+                None => {
+                    let seats = seats.unwrap_or_else(|| Seats::read(client, &schema, desk_id));
+                    ok_or_raise(deal::check_seats_taken(desk_id, seats.seated));
+                    seats.player_ids
+                }
+            };
+            let game_id = record_by_table(client, &schema, desk_id, &deal, fair.as_ref(), players);
             return (deal, game_id, fair);
         }
         let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
@@ -375,19 +451,9 @@ fn record_by_table(
     desk_id: i32,
     deal: &DouDizhuDeal,
     fair: Option<&crate::fair::FairRecord>,
+    players: [Option<i64>; SEATS],
 ) -> i64 {
-    // A provably fair deal was derived from the seats its desk's lock read; those are its
-    // players. Any other deal reads them now.
-    let [p1_id, p2_id, p3_id] = match fair {
-        Some(fair) => fair.player_ids,
-        None => {
-            let seats = statements::run(client, schema, by_table::SEATS, &[desk_id.into()]);
-            let seats = seats.first();
-            let seated = seats.get::<i64>(1).ok().flatten().unwrap_or(0);
-            ok_or_raise(deal::check_seats_taken(desk_id, seated));
-            [2, 3, 4].map(|n| seats.get::<i64>(n).ok().flatten())
-        }
-    };
+    let [p1_id, p2_id, p3_id] = players;
     let base = crate::citus::id_base(client, schema);
     let [p1, p2, p3] = deal.hands.map(|h| h.to_vec());
     let leader = deal.first_bidder as i16;

@@ -12,6 +12,7 @@ use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 use pgrx::{pg_sys, PgSqlErrorCode};
 
+use crate::deal::Seats;
 use crate::statements::{self, ExtensionSchema};
 use crate::text::{utf8_of, TextBytes, Utf8Texts};
 use crate::{ok_or_raise, raise};
@@ -324,65 +325,6 @@ fn fair_deal(
     ))
 }
 
-/// The seats of a desk as a provably fair deal takes them: a row per seated player, with the
-/// seat, the player and the player's client seed in UTF-8.
-const DESK_SEATS: &str =
-    "SELECT p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
-       FROM @extschema@.desk_player p
-      WHERE p.desk_id OPERATOR(pg_catalog.=) $1";
-
-/// deal_cards' lock (see `LOCK_DESK` there) for a desk this backend last dealt in provably fair
-/// mode ([`dealt_fair`]): the desk's fair state and, in the same statement, its seats as [`DESK_SEATS`] reads
-/// them (one row per seated player, or one row with no seat), so that a provably fair deal
-/// costs no statement more than another. The seats are read with the snapshot of the
-/// statement's start; the fifth column says whether the desk row locked is the one that
-/// snapshot sees. When it is not, another transaction changed the desk while this one waited
-/// for its lock, and the seats are read again ([`DESK_SEATS`]) as they are after it. Every
-/// table is filtered by the desk given ($1), so that Citus routes the statement to the desk's
-/// worker.
-pub const LOCK_FAIR_DESK: &str =
-    "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head,
-            d.ctid OPERATOR(pg_catalog.=) (SELECT v.ctid FROM @extschema@.desk v
-                                            WHERE v.desk_id OPERATOR(pg_catalog.=) $1),
-            p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
-       FROM (SELECT ctid, fair_round, fair_commitment, fair_nonce, fair_chain_head
-               FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1
-                FOR UPDATE) d
-       LEFT JOIN @extschema@.desk_player p ON p.desk_id OPERATOR(pg_catalog.=) $1";
-
-/// A desk's seats: how many are seated, who sits where, and their client seeds (UTF-8).
-pub struct Seats {
-    pub seated: i64,
-    pub player_ids: [Option<i64>; SEATS],
-    pub client_seeds: [Option<Vec<u8>>; SEATS],
-}
-
-impl Seats {
-    /// The seats from rows of [`DESK_SEATS`]' columns, starting at column `first`; a row
-    /// without a seat is none.
-    pub fn from_rows(rows: pgrx::spi::SpiTupleTable<'_>, first: usize) -> Seats {
-        let mut seats = Seats {
-            seated: 0,
-            player_ids: [None; SEATS],
-            client_seeds: Default::default(),
-        };
-        for row in rows {
-            let Some(seat) = row.get::<i16>(first).ok().flatten() else {
-                continue;
-            };
-            seats.seated += 1;
-            if let Some(n) = usize::try_from(seat)
-                .ok()
-                .filter(|s| (1..=SEATS).contains(s))
-            {
-                seats.player_ids[n - 1] = row.get::<i64>(first + 1).ok().flatten();
-                seats.client_seeds[n - 1] = row.get::<Vec<u8>>(first + 2).ok().flatten();
-            }
-        }
-        seats
-    }
-}
-
 /// A desk's provably fair state as deal_cards reads it with the desk's lock.
 pub struct FairDesk {
     pub round: i32,
@@ -422,8 +364,8 @@ thread_local! {
 }
 
 /// Whether this backend keeps the seed of a round of the desk: it last dealt the desk in
-/// provably fair mode, so deal_cards locks it with [`LOCK_FAIR_DESK`]. (Not on release 0.3.0's
-/// tables, where no seed is kept.)
+/// provably fair mode, so deal_cards reads the seats with the desk's lock. (Not on release
+/// 0.3.0's tables, where no seed is kept.)
 pub fn dealt_fair(schema: &ExtensionSchema, desk_id: i32) -> bool {
     ROUND_SEEDS.with_borrow(|seeds| seeds.contains_key(&(schema.oid(), desk_id)))
 }
@@ -505,12 +447,9 @@ pub fn deal_at(
     desk: FairDesk,
     check_seats: impl FnOnce(i64),
 ) -> (DouDizhuDeal, FairRecord) {
-    let seats = desk.seats.unwrap_or_else(|| {
-        Seats::from_rows(
-            statements::run(client, schema, DESK_SEATS, &[desk_id.into()]),
-            1,
-        )
-    });
+    let seats = desk
+        .seats
+        .unwrap_or_else(|| Seats::read(client, schema, desk_id));
     check_seats(seats.seated);
     let (commitment, server_seed) =
         round_seed(client, schema, desk_id, desk.round, &desk.commitment);

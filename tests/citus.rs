@@ -559,7 +559,12 @@ fn try_deal(c: &mut Client, desk: i32) -> Result<Dealt, postgres::Error> {
 }
 
 fn deal(c: &mut Client, desk: i32) -> Dealt {
-    try_deal(c, desk).unwrap_or_else(|e| panic!("deal_cards({desk}): {e}"))
+    try_deal(c, desk).unwrap_or_else(|e| {
+        let why = e
+            .as_db_error()
+            .map_or_else(|| e.to_string(), |d| d.message().to_string());
+        panic!("deal_cards({desk}): {} {why}", sqlstate(&e))
+    })
 }
 
 fn sqlstate(e: &postgres::Error) -> String {
@@ -1825,6 +1830,59 @@ fn deals_are_valid_and_desks_point_at_their_newest_game() {
         );
     }
     check_records(&mut c, lo, hi);
+}
+
+/// A deal that waited for its desk takes the seats as they are once it holds the lock: here it
+/// waited on the desk's worker for a player sitting down (the insert into desk_player locks the
+/// desk's row through the shards' foreign key), and deals to them.
+#[test]
+fn a_deal_that_waited_for_a_player_sitting_down_deals_to_them() {
+    let desk = 7150;
+    let mut c = distributed();
+    let _topology = same_topology();
+    fresh_desks(&mut c, desk, desk);
+    deal(&mut c, desk);
+    c.batch_execute(&format!(
+        "DELETE FROM desk_player WHERE desk_id = {desk} AND player_no = 3"
+    ))
+    .unwrap();
+    let worker = holder(&mut c, "desk", desk.into());
+    let mut sitting = distributed();
+    sitting
+        .batch_execute(&format!(
+            "BEGIN;
+             INSERT INTO desk_player (desk_id, player_no, player_id) VALUES ({desk}, 3, 77);"
+        ))
+        .unwrap();
+    let mut dealer = distributed();
+    let waiting = thread::spawn(move || deal(&mut dealer, desk));
+    let mut observer = connect_to(&node_dsn(worker.port));
+    let blocked = (0..200).any(|_| {
+        let waiting = count(
+            &mut observer,
+            "SELECT count(*) FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%deal_cards%'
+                AND pid <> pg_backend_pid()",
+        ) > 0;
+        if !waiting {
+            thread::sleep(Duration::from_millis(50));
+        }
+        waiting
+    });
+    assert!(blocked, "the deal did not wait for the desk on its worker");
+    sitting.batch_execute("COMMIT").unwrap();
+    let dealt = waiting.join().unwrap();
+    let third: i64 = c
+        .query_one(
+            &format!(
+                "SELECT p3_id FROM game WHERE desk_id = {desk} AND game_id = {}",
+                dealt.game
+            ),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(third, 77, "the deal did not go to the player who sat down");
 }
 
 #[test]
