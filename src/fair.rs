@@ -134,9 +134,9 @@ fn commit(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32) ->
     commitment
 }
 
-/// Takes the desk out of its round, before the round is revealed: a desk names unrevealed
-/// rounds only (desk_fair_round_fkey).
-fn leave_round(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32) {
+/// Takes the desk out of provably fair mode, before its round is revealed: a desk names
+/// unrevealed rounds only (desk_fair_round_fkey).
+fn leave_fair_mode(client: &mut SpiClient<'_>, schema: &ExtensionSchema, desk_id: i32) {
     statements::run(
         client,
         schema,
@@ -205,7 +205,7 @@ fn fair_mode_off(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Option<Vec<u
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let (round, _) = lock_desk(client, &schema, desk_id)?;
-        leave_round(client, &schema, desk_id);
+        leave_fair_mode(client, &schema, desk_id);
         Some(reveal(client, &schema, desk_id, round).to_vec())
     })
 }
@@ -227,9 +227,9 @@ fn fair_reveal(
     let row = Spi::connect_mut(|client| {
         let (round, commitment) = lock_desk(client, &schema, desk_id)
             .unwrap_or_else(|| not_fair(desk_id, "there is no commitment to reveal"));
-        leave_round(client, &schema, desk_id);
-        let seed = reveal(client, &schema, desk_id, round);
+        // The desk moves to its next round first: a revealed round is one no desk names.
         let next = commit(client, &schema, desk_id);
+        let seed = reveal(client, &schema, desk_id, round);
         (seed.to_vec(), commitment, next.to_vec())
     });
     TableIterator::once(row)
