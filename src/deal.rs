@@ -132,18 +132,20 @@ const DESK_SEATS: &str =
 /// before they record them: a provably fair deal (its cards come from the client seeds) and a
 /// deal recorded one table at a time (on a Citus node). The seats are read with the snapshot of
 /// the statement's start. The fifth column says whether that is the state the lock was granted
-/// on: the row locked is the version the snapshot sees, and no other transaction had changed or
-/// locked it since it was written (its xmax, read before the lock is taken). Otherwise the deal
-/// may have waited for a transaction that changed the seats (a player sitting down locks the
-/// desk row through desk_player's foreign key), and the seats are read again as they are once
-/// the lock is held. Every table is filtered by the desk given ($1), so that Citus routes the
+/// on: the row locked is the version the snapshot sees, and no transaction but the one that
+/// wrote that version has locked it (its xmax, read before the lock is taken, is none or the
+/// writer's: a deal's update keeps its lock on the new version). Otherwise the deal may have
+/// waited for a transaction that changed the seats (a player sitting down locks the desk row
+/// through desk_player's foreign key), and the seats are read again as they are once the lock
+/// is held. Every table is filtered by the desk given ($1), so that Citus routes the
 /// statement to the desk's worker.
 const LOCK_DESK_AND_SEATS: &str =
     "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head, d.fresh,
             p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
        FROM (SELECT l.fair_round, l.fair_commitment, l.fair_nonce, l.fair_chain_head,
                     l.ctid OPERATOR(pg_catalog.=) v.ctid
-                    AND v.xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid AS fresh
+                    AND (v.xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid
+                         OR v.xmax OPERATOR(pg_catalog.=) v.xmin) AS fresh
                FROM @extschema@.desk l, @extschema@.desk v
               WHERE l.desk_id OPERATOR(pg_catalog.=) $1 AND v.desk_id OPERATOR(pg_catalog.=) $1
                 FOR UPDATE OF l) d

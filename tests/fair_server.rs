@@ -1674,3 +1674,21 @@ fn a_deal_that_waited_for_a_player_sitting_down_deals_to_them() {
         (Some(77), Some("sat down meanwhile".to_string()), true)
     );
 }
+
+/// The same when the deal waited for a transaction that locked the desk without changing it and
+/// gave seat 3 to another player.
+#[test]
+fn a_deal_that_waited_for_a_lock_on_its_desk_deals_to_the_seats_as_they_are_then() {
+    let (dealt, mut admin) = deal_that_waited(
+        "dealcards_fair_wait_lock",
+        true,
+        "SELECT FROM desk WHERE desk_id = 1 FOR UPDATE",
+        "UPDATE desk_player SET player_id = 88, client_seed = 'took the seat meanwhile'
+          WHERE desk_id = 1 AND player_no = 3",
+    );
+    assert_eq!(dealt.3, 1, "the nonce after the first deal's");
+    assert_eq!(
+        third_seat_and_verified(&mut admin, dealt.1),
+        (Some(88), Some("took the seat meanwhile".to_string()), true)
+    );
+}
