@@ -128,27 +128,26 @@ const DESK_SEATS: &str =
       WHERE p.desk_id OPERATOR(pg_catalog.=) $1";
 
 /// LOCK_DESK that also reads the desk's seats in the same statement, as [`DESK_SEATS`] reads
-/// them (one row per seated player, or one row with no seat), for the deals that need the seats
-/// before they record them: a provably fair deal (its cards come from the client seeds) and a
-/// deal recorded one table at a time (on a Citus node). The seats are read with the snapshot of
-/// the statement's start. The fifth column says whether that is the state the lock was granted
-/// on: the row locked is the version the snapshot sees, and no transaction but the one that
-/// wrote that version has locked it (its xmax, read before the lock is taken, is none or the
-/// writer's: a deal's update keeps its lock on the new version). Otherwise the deal may have
-/// waited for a transaction that changed the seats (a player sitting down locks the desk row
-/// through desk_player's foreign key), and the seats are read again as they are once the lock
-/// is held. Every table is filtered by the desk given ($1), so that Citus routes the
-/// statement to the desk's worker.
+/// them (one row per seated player, or one row with no seat): for a provably fair deal, whose
+/// cards come from the client seeds, so that reading them costs no statement more. The seats are
+/// read with the snapshot of the statement's start. The fifth column says whether that is the
+/// state the lock was granted on: no transaction but the one that wrote the desk row's version
+/// has locked it (its xmax is none or the writer's, since a deal's update keeps its lock on the
+/// new version). It is computed below the lock, from the version the snapshot sees; if the row
+/// was updated meanwhile, the lock re-reads the newest version, which then carries this
+/// transaction's own lock, so the column is false. Otherwise too the deal may have waited for a
+/// transaction that changed the seats (a player sitting down locks the desk row through
+/// desk_player's foreign key), and the seats are read again as they are once the lock is held.
+/// Every table is filtered by the desk given ($1), so that Citus routes the statement to the
+/// desk's worker.
 const LOCK_DESK_AND_SEATS: &str =
     "SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head, d.fresh,
             p.player_no, p.player_id, pg_catalog.convert_to(p.client_seed, 'UTF8')
-       FROM (SELECT l.fair_round, l.fair_commitment, l.fair_nonce, l.fair_chain_head,
-                    l.ctid OPERATOR(pg_catalog.=) v.ctid
-                    AND (v.xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid
-                         OR v.xmax OPERATOR(pg_catalog.=) v.xmin) AS fresh
-               FROM @extschema@.desk l, @extschema@.desk v
-              WHERE l.desk_id OPERATOR(pg_catalog.=) $1 AND v.desk_id OPERATOR(pg_catalog.=) $1
-                FOR UPDATE OF l) d
+       FROM (SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head,
+                    xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid
+                    OR xmax OPERATOR(pg_catalog.=) xmin AS fresh
+               FROM @extschema@.desk WHERE desk_id OPERATOR(pg_catalog.=) $1
+                FOR UPDATE) d
        LEFT JOIN @extschema@.desk_player p ON p.desk_id OPERATOR(pg_catalog.=) $1";
 
 /// A desk's seats: how many are seated, who sits where, and their client seeds (UTF-8).
@@ -318,13 +317,13 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
     // On a Citus node, one table at a time; elsewhere one statement does it all.
     let by_table = current && crate::citus::present();
     let (deal, game_id, fair) = Spi::connect_mut(|client| {
-        // The lock reads the seats too where the deal needs them before it records them: at a
-        // desk this backend last dealt in provably fair mode, and on a Citus node. A wrong
-        // guess costs one statement: a desk that left the mode is dealt as any other, one that
-        // entered it reads its seats in a statement more.
+        // A desk this backend last dealt in provably fair mode is locked with the statement
+        // that also reads its seats. A wrong guess costs one statement: a desk that left the
+        // mode is dealt as any other, one that entered it reads its seats in a statement more.
+        // (On a Citus node a join is planned in full where one-table statements take Citus's
+        // fast path: there an ordinary deal reads its seats on their own.)
         let hinted = current && crate::fair::dealt_fair(&schema, desk_id);
-        let with_seats = hinted || by_table;
-        let lock = match (current, with_seats) {
+        let lock = match (current, hinted) {
             (false, _) => before_0_3::LOCK_DESK,
             (true, false) => LOCK_DESK,
             (true, true) => LOCK_DESK_AND_SEATS,
@@ -332,7 +331,7 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
         let locked = statements::run(client, &schema, lock, &[desk_id.into()]);
         ok_or_raise(deal::check_desk_exists(desk_id, !locked.is_empty()));
         let desk = locked.first();
-        let fresh = with_seats && desk.get::<bool>(5).ok().flatten() == Some(true);
+        let fresh = hinted && desk.get::<bool>(5).ok().flatten() == Some(true);
         let fair_round = if current {
             desk.get::<i32>(1).ok().flatten()
         } else {
