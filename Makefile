@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test test-citus bench bench-citus fairness fuzz setup install cluster stop clean
+.PHONY: demo test test-citus test-ops test-package package bench bench-citus fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -9,9 +9,24 @@ test:
 	@scripts/test.sh
 
 # The Citus suite alone (make test runs it too): Citus built once from its source, a coordinator
-# and two workers on this machine, tests/citus.rs over real connections.
+# and two workers on this machine, tests/citus/ over real connections.
 test-citus: setup
 	@scripts/test_citus.sh
+
+# The operations suite alone (make test runs it too): PgBouncer, logical replication and
+# pg_upgrade, on servers of its own (docs/operations.md).
+test-ops: setup
+	@scripts/test_ops.sh
+
+# One Debian package per major of PG_VERSIONS, optimized builds, into target/packages/
+# (docs/operations.md#packages).
+package: setup
+	@scripts/package.sh
+
+# Checks the packages of `make package`: their fields and files, apt-get install, pg_regress and
+# apt-get purge on the system's PostgreSQL 15, and the library loading into the other majors.
+test-package: package
+	@scripts/test_package.sh
 
 bench:
 	@scripts/bench.sh

@@ -6,10 +6,11 @@
 TRUNCATE game, bid_record, note;
 DELETE FROM desk;
 INSERT INTO desk (desk_id) SELECT d FROM generate_series(1, 200) d;
-INSERT INTO desk_player (desk_id, player_no, player_id, client_seed)
-SELECT d, s, d * 10 + s, CASE WHEN d > 100 THEN 'player ' || (d * 10 + s) ELSE '' END
-  FROM generate_series(1, 200) d, generate_series(1, 3) s;
+INSERT INTO desk_player (desk_id, player_no, player_id)
+SELECT d, s, d * 10 + s FROM generate_series(1, 200) d, generate_series(1, 3) s;
 SELECT count(fair_mode_on(d)) FROM generate_series(101, 200) d;
+SELECT count(*) FROM (SELECT set_client_seed(d, s, 'player ' || (d * 10 + s))
+                        FROM generate_series(101, 200) d, generate_series(1, 3) s) t;
 
 -- (a) The SQL Server dealCards procedure, ported faithfully to PL/pgSQL: the retry loop draws 3 * 54 values
 -- scaled with abs(hash) % 54 into @x (a table variable the procedure never clears), appends to @t,

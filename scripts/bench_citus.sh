@@ -4,7 +4,8 @@
 # it (target/citus-bench/plain), both started here and stopped on exit, on ports from
 # CITUS_BENCH_PORT (default 54600) up. Deals per second with 1 and 8 clients and shuffle queue
 # steps, each figure the median of CITUS_BENCH_ROUNDS (default 3) pgbench runs of
-# CITUS_BENCH_SECONDS (default 10) seconds; about 5 minutes with the defaults.
+# CITUS_BENCH_SECONDS (default 10) seconds; about 5 minutes with the defaults. Then the row
+# aggregates on a table of 10^7 rows (bench/citus_rows.sh), about 5 minutes more.
 # It benchmarks the dealcards installed in PostgreSQL 15; CITUS_BENCH_INSTALL=1 builds and
 # installs the optimized build first (scripts/install.sh).
 # Without Citus (scripts/citus.sh exits 3) it says so and exits 0.
@@ -48,5 +49,12 @@ export PLAIN_PORT
 say "Citus benchmarks"
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); PostgreSQL $("$PG_CONFIG" --version | cut -d' ' -f2); Citus $("$PG_BIN/psql" -X -A -t -c "SELECT split_part(citus_version(), ' ', 2)"); $(date -u +%Y-%m-%d)"
 echo
-# shellcheck source=bench/citus.sh
-source "$ROOT/bench/citus.sh"
+# CITUS_BENCH_ONLY=deals or =rows runs one of the two.
+if [ "${CITUS_BENCH_ONLY:-}" != rows ]; then
+  # shellcheck source=bench/citus.sh
+  source "$ROOT/bench/citus.sh"
+fi
+if [ "${CITUS_BENCH_ONLY:-}" != deals ]; then
+  # shellcheck source=bench/citus_rows.sh
+  source "$ROOT/bench/citus_rows.sh"
+fi

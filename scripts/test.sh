@@ -11,7 +11,12 @@
 #   5. on the first major, the players' verifier page in headless chromium against deals the
 #      extension made (scripts/test_browser.sh), and a short fuzzing pass (scripts/fuzz.sh:
 #      sqlsmith and random calls)
-#   then, once: 6. the Citus suite (scripts/test_citus.sh) on a one-machine cluster of
+#   6. the major's Debian package (scripts/package.sh, from the build installed for 3 and 4) and its
+#      checks (scripts/test_package.sh: its files; on the system's 15 apt-get install, pg_regress
+#      and apt-get purge; elsewhere the library loading into that major's server)
+#   then, once: 7. the operations suite (scripts/test_ops.sh): PgBouncer and logical replication
+#      on the newest major, pg_upgrade from the oldest to the newest
+#   8. the Citus suite (scripts/test_citus.sh) on a one-machine cluster of
 #      PostgreSQL 15 (a message instead when Citus is unavailable)
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
@@ -21,7 +26,7 @@ read -r first_major _ <<<"$PG_VERSIONS"
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy -D warnings"
-cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests citus_tests" -- -D warnings
+cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests citus_tests ops_tests" -- -D warnings
 cargo clippy --all-targets -p dealcards-core -p dealcards-fairness -- -D warnings
 say "unit tests of crates/core and crates/fairness"
 cargo test -p dealcards-core -p dealcards-fairness
@@ -80,7 +85,13 @@ for major in $PG_VERSIONS; do
     FUZZ_NO_INSTALL=1 FUZZ_SECONDS=${FUZZ_SECONDS:-45} FUZZ_CALLS=${FUZZ_CALLS:-1500} "$ROOT/scripts/fuzz.sh"
   fi
   "$ROOT/scripts/cluster.sh" stop
+
+  # The package of the build installed above (make package builds the release ones).
+  "$ROOT/scripts/package.sh" --profile server-test "$major"
+  "$ROOT/scripts/test_package.sh" "$major"
 done
+
+"$ROOT/scripts/test_ops.sh"
 
 # Citus (PostgreSQL 15 only): a coordinator and two workers on this machine.
 citus_rc=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Citus suite (tests/citus.rs) on a fresh one-machine Citus cluster of PostgreSQL 15:
+# The Citus suite (tests/citus/) on a fresh one-machine Citus cluster of PostgreSQL 15:
 #   1. scripts/citus.sh: Citus installed into PostgreSQL 15 (built once from the vendored tarball)
 #   2. scripts/citus_cluster.sh: a coordinator and two workers, started from nothing every run,
 #      and a spare third worker, running but not in the cluster (a test adds it and rebalances)

@@ -1,6 +1,6 @@
 //! Citus, the distributed engine for PostgreSQL: what dealcards does differently on a cluster.
 //!
-//! `dealcards_distribute()` (sql/citus.sql) distributes the extension's tables by desk and by
+//! `dealcards_distribute()` (sql/install/citus.sql) distributes the extension's tables by desk and by
 //! queue and sends each call of the functions that touch them to the worker that holds the
 //! shard. There each statement must name one shard, so `deal_cards` writes one table at a time
 //! (a statement with INSERT CTEs cannot be routed to one shard), and ids are numbered in ranges
@@ -14,10 +14,10 @@ use std::cell::Cell;
 use pgrx::spi::SpiClient;
 use pgrx::{extension_sql_file, pg_sys};
 
-use crate::statements::{self, ExtensionSchema};
+use crate::statements::{self, Columns, ExtensionSchema};
 
 extension_sql_file!(
-    "../sql/citus.sql",
+    "../sql/install/citus.sql",
     name = "citus",
     requires = ["dealing_tables", "playlist_tables", "fair_tables"]
 );
@@ -49,7 +49,7 @@ pub fn id_base(client: &mut SpiClient<'_>, schema: &ExtensionSchema) -> i64 {
         return 0;
     }
     let base = {
-        let group = statements::run(
+        let group = statements::read(
             client,
             schema,
             "SELECT groupid FROM pg_catalog.pg_dist_local_group",
@@ -58,7 +58,7 @@ pub fn id_base(client: &mut SpiClient<'_>, schema: &ExtensionSchema) -> i64 {
         let group = if group.is_empty() {
             0
         } else {
-            group.first().get::<i32>(1).ok().flatten().unwrap_or(0)
+            group.first().required::<i32>("groupid")
         };
         i64::from(group.max(0)) << 48
     };

@@ -2,8 +2,8 @@
 
 use pgrx::prelude::*;
 
-use crate::arrays::Built;
 use crate::ok_or_raise;
+use crate::results::Built;
 use dealcards_core::freecell::{label, Deal, COLUMNS, LAYOUT_LEN};
 
 /// A layout as a text built in place: the core writes the final bytes, no Rust String between.

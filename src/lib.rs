@@ -6,19 +6,25 @@
 
 ::pgrx::pg_module_magic!(name, version);
 
-pub mod arrays;
-pub mod citus;
-pub mod deal;
-pub mod fair;
-pub mod freecell;
-pub mod playlist;
-pub mod sample;
-pub mod shuffle;
-mod statements;
-mod text;
+// One module per docs page, named like it, holding that page's SQL functions:
+pub mod arrays; // docs/arrays.md: shuffle_array, sample_array, sample_ints
+pub mod citus; // docs/citus.md: dealcards_distribute, and ids on a cluster
+pub mod deal_cards; // docs/deal_cards.md: deal_cards, card labels, deal_hands
+pub mod freecell; // docs/freecell.md
+pub mod playlist; // docs/playlist.md: the shuffle_queue_* functions
+pub mod provably_fair; // docs/provably_fair.md: fair_* and set_client_seed
+pub mod rows; // docs/rows.md: sample_agg, shuffle_agg, resample_agg and their seeded forms
+pub mod shuffle_ints; // docs/shuffle_ints.md
+pub mod spread; // docs/spread.md: shuffle_spread
+                // What they share:
+mod desk_store; // every statement on the desk and provably fair tables
+mod installed; // which release's tables a database has
+mod results; // building result arrays and text in place
+mod statements; // running statements: kept plans, qualified names, reading by name
+mod text; // text arguments as bytes
 
-// Last in the install script: refuses column changes to the extension's tables (sql/guard.sql).
-pgrx::extension_sql_file!("../sql/guard.sql", name = "guard", finalize);
+// Last in the install script: refuses column changes to the extension's tables (sql/install/guard.sql).
+pgrx::extension_sql_file!("../sql/install/guard.sql", name = "guard", finalize);
 
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
@@ -39,6 +45,36 @@ pub fn raise(error: Error) -> ! {
         ErrorKind::Entropy => PgSqlErrorCode::ERRCODE_SYSTEM_ERROR,
     };
     ereport!(ERROR, code, error.message);
+}
+
+/// A row of the extension's tables that no function of dealcards could have left (rewritten by
+/// hand, or by a trigger): one SQLSTATE for all of them, XX001 (data_corrupted), with a hint on
+/// how to get back to a state the functions make.
+pub fn changed_outside(message: String, hint: &str) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_DATA_CORRUPTED, message, hint);
+}
+
+/// Refuses, on a hot standby, a function that must write (25006, read_only_sql_transaction, as
+/// PostgreSQL's own refusals there): `doing` says what it would have written.
+pub fn refuse_on_standby(doing: &str) {
+    // SAFETY: reads whether this server is in recovery.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            format!("dealcards cannot {doing} on a hot standby: this server is in recovery"),
+            "Call it on the primary; on a standby the functions that only read (the seeded shuffles, FreeCell, the verifications, a queue's current track, up next and saved state) work."
+        );
+    }
+}
+
+/// Whether this transaction may write: not on a hot standby, not READ ONLY. A function that
+/// only reads but would rather lock what it reads (row locks take a transaction id) locks only
+/// then.
+pub fn can_write() -> bool {
+    // SAFETY: reads whether this server is in recovery and the transaction's read-only flag, a
+    // plain bool Postgres keeps for the running transaction.
+    unsafe { !pg_sys::RecoveryInProgress() && !pg_sys::XactReadOnly }
 }
 
 /// Unwraps a core result, raising its error.
@@ -96,7 +132,7 @@ pub extern "C-unwind" fn _PG_init() {
     // the library before any error can happen.
     // SAFETY: a backend runs one thread, and _PG_init runs before any code of the extension.
     unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
-    deal::define_settings();
+    deal_cards::define_settings();
     GucRegistry::define_int_guc(
         c"dealcards.max_working_memory",
         c"The working memory one dealcards call may use besides its arguments and result.",
@@ -159,26 +195,36 @@ mod packaging {
         );
     }
 
-    /// Every earlier release whose install script is kept (sql/dealcards--A.sql) reaches this
-    /// version through upgrade scripts (sql/dealcards--A--B.sql, ...).
+    /// Every earlier release whose install script is kept (sql/released/dealcards--A.sql)
+    /// reaches this version through upgrade scripts (sql/dealcards--A--B.sql, ...), and sql/
+    /// itself holds upgrade scripts only: cargo pgrx install copies every
+    /// `dealcards--A--B.sql` of sql/ and nothing else.
     #[test]
     fn every_earlier_release_has_an_upgrade_path() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
-        let mut installs = Vec::new();
+        let sql = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
+        let scripts = |dir: &Path| -> Vec<String> {
+            std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap())
+                .filter(|e| e.file_type().unwrap().is_file())
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().unwrap();
+                    Some(
+                        name.strip_prefix("dealcards--")?
+                            .strip_suffix(".sql")?
+                            .to_string(),
+                    )
+                })
+                .collect()
+        };
         let mut upgrades = Vec::new();
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let name = entry.unwrap().file_name().into_string().unwrap();
-            let Some(versions) = name
-                .strip_prefix("dealcards--")
-                .and_then(|n| n.strip_suffix(".sql"))
-            else {
-                continue;
-            };
-            match versions.split_once("--") {
-                Some((from, to)) => upgrades.push((from.to_string(), to.to_string())),
-                None => installs.push(versions.to_string()),
-            }
+        for versions in scripts(&sql) {
+            let (from, to) = versions.split_once("--").unwrap_or_else(|| {
+                panic!("sql/dealcards--{versions}.sql belongs in sql/released/")
+            });
+            upgrades.push((from.to_string(), to.to_string()));
         }
+        let installs = scripts(&sql.join("released"));
         let current = env!("CARGO_PKG_VERSION");
         assert!(
             !installs.is_empty(),
@@ -200,6 +246,49 @@ mod packaging {
                     .1
                     .clone();
             }
+        }
+    }
+
+    /// Every piece of per-backend state (a `thread_local!` of the library or the core) is
+    /// listed in docs/development.md with what invalidates it.
+    #[test]
+    fn per_backend_state_is_listed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let listed = std::fs::read_to_string(root.join("docs/development.md")).unwrap();
+        let mut files = vec![root.join("src"), root.join("crates/core/src")];
+        let mut found = Vec::new();
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for block in text.split("thread_local! {").skip(1) {
+                let block = &block[..block.find("\n}").unwrap_or(block.len())];
+                for line in block.lines() {
+                    let Some(rest) = line.trim().strip_prefix("static ") else {
+                        continue;
+                    };
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !path.ends_with("tests.rs") {
+                        found.push((name, path.clone()));
+                    }
+                }
+            }
+        }
+        assert!(found.len() >= 5, "{found:?}");
+        for (name, path) in found {
+            assert!(
+                listed.contains(&format!("| `{name}` |")),
+                "{name} ({}) is per-backend state that docs/development.md does not list",
+                path.display()
+            );
         }
     }
 }

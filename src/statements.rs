@@ -6,6 +6,9 @@
 //! so no object that some role creates in any schema (the extension's own included) can stand in
 //! for the one meant, whoever calls, and the functions need no `SET search_path` of their own.
 //!
+//! Results are read by column name ([`Columns`]): a column a statement does not have, or of
+//! another type than the one read, is a bug that raises at once, never a default.
+//!
 //! Plans: a backend prepares each statement on first use and keeps the plan, for the schema's
 //! name at that time. The name is checked on every call: after `ALTER SCHEMA ... RENAME` the
 //! statements are prepared again under the new name, so the kept plans never re-resolve the old
@@ -18,8 +21,8 @@ use std::rc::Rc;
 
 use pgrx::datum::DatumWithOid;
 use pgrx::pg_sys;
-use pgrx::spi::{self, OwnedPreparedStatement, SpiClient, SpiTupleTable};
-use pgrx::PgOid;
+use pgrx::spi::{self, OwnedPreparedStatement, SpiClient, SpiHeapTupleData, SpiTupleTable};
+use pgrx::{FromDatum, IntoDatum, PgOid};
 
 /// The schema the extension lives in, as the running function sees it.
 #[derive(Clone, PartialEq, Eq)]
@@ -64,28 +67,41 @@ impl ExtensionSchema {
         }
     }
 
-    /// The owner of the extension's table `table` in this schema, from the relation cache (the
-    /// table is locked as a read of it would lock it).
-    pub fn table_owner(&self, table: &CStr) -> Option<pg_sys::Oid> {
-        // SAFETY: the relation is looked up in this schema, opened with AccessShareLock (kept to
-        // the end of the transaction, like any read), read, and closed.
-        unsafe {
-            let relid = pg_sys::get_relname_relid(table.as_ptr(), self.oid);
-            if relid == pg_sys::InvalidOid {
-                return None;
-            }
-            let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
-            let owner = (*(*rel).rd_rel).relowner;
-            pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-            Some(owner)
-        }
+    /// The oid of the extension's table `table` in this schema, from the catalog cache.
+    pub fn relation(&self, table: &CStr) -> Option<pg_sys::Oid> {
+        // SAFETY: a catalog cache lookup with a NUL-terminated name.
+        let relid = unsafe { pg_sys::get_relname_relid(table.as_ptr(), self.oid) };
+        (relid != pg_sys::InvalidOid).then_some(relid)
     }
 }
 
-/// This backend's kept plans, all for one schema under one name.
+/// The owner of a relation, from the catalog cache.
+pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
+    // SAFETY: a catalog cache lookup of a relation's pg_class row, read and released.
+    unsafe {
+        let tuple = pg_sys::SearchSysCache1(
+            pg_sys::SysCacheIdentifier::RELOID as i32,
+            pg_sys::Datum::from(relid),
+        );
+        if tuple.is_null() {
+            return None;
+        }
+        let owner = (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_class>(tuple)).relowner;
+        pg_sys::ReleaseSysCache(tuple);
+        Some(owner)
+    }
+}
+
+/// This backend's kept plans, all for one schema under one name, by the address of their
+/// statement's text (every statement is a `&'static str`, so one address is one text; hashing
+/// the address spares hashing the whole text on every call).
 struct Plans {
     schema: ExtensionSchema,
-    by_sql: HashMap<&'static str, Rc<OwnedPreparedStatement>>,
+    by_sql: HashMap<usize, Rc<OwnedPreparedStatement>>,
+}
+
+fn key(sql: &'static str) -> usize {
+    sql.as_ptr() as usize
 }
 
 thread_local! {
@@ -106,9 +122,10 @@ fn plan(
     schema: &ExtensionSchema,
     sql: &'static str,
     args: &[DatumWithOid],
+    writes: bool,
 ) -> Rc<OwnedPreparedStatement> {
     let kept = PLANS.with_borrow_mut(|plans| match plans {
-        Some(plans) if plans.schema == *schema => plans.by_sql.get(sql).cloned(),
+        Some(plans) if plans.schema == *schema => plans.by_sql.get(&key(sql)).cloned(),
         _ => {
             // First use, or the schema was renamed (or the extension recreated elsewhere).
             *plans = Some(Plans {
@@ -123,30 +140,114 @@ fn plan(
     }
     let text = sql.replace("@extschema@", &schema.quoted);
     let types: Vec<PgOid> = args.iter().map(|a| PgOid::from(a.oid())).collect();
+    let prepared = if writes {
+        client.prepare_mut(&text, &types)
+    } else {
+        client.prepare(&text, &types)
+    };
     let plan = Rc::new(
-        client
-            .prepare_mut(&text, &types)
+        prepared
             .unwrap_or_else(|e| failed("prepare a statement", e))
             .keep(),
     );
     PLANS.with_borrow_mut(|plans| {
         if let Some(plans) = plans.as_mut().filter(|p| p.schema == *schema) {
-            plans.by_sql.insert(sql, plan.clone());
+            plans.by_sql.insert(key(sql), plan.clone());
         }
     });
     plan
 }
 
 /// Runs `sql` (a statement written with `@extschema@` for the extension's schema and only
-/// qualified names) with `args`, through this backend's kept plan.
+/// qualified names) with `args`, through this backend's kept plan. For statements that write or
+/// lock rows: the transaction takes a transaction id, as any write does.
 pub fn run<'conn>(
     client: &mut SpiClient<'conn>,
     schema: &ExtensionSchema,
     sql: &'static str,
     args: &[DatumWithOid],
 ) -> SpiTupleTable<'conn> {
-    let plan = plan(client, schema, sql, args);
+    let plan = plan(client, schema, sql, args, true);
     client
         .update(&*plan, None, args)
         .unwrap_or_else(|e| failed("run a statement", e))
+}
+
+/// Runs `sql`, a statement that only reads, like [`run`] but read-only: it takes no
+/// transaction id, so it runs in a READ ONLY transaction and on a hot standby too. A statement
+/// is always run one way or always the other (its kept plan is prepared for one).
+pub fn read<'conn>(
+    client: &SpiClient<'conn>,
+    schema: &ExtensionSchema,
+    sql: &'static str,
+    args: &[DatumWithOid],
+) -> SpiTupleTable<'conn> {
+    let plan = plan(client, schema, sql, args, false);
+    client
+        .select(&*plan, None, args)
+        .unwrap_or_else(|e| failed("run a statement", e))
+}
+
+/// Reading a statement's result by column name.
+pub trait Columns {
+    /// The value of column `name`, none when it is NULL.
+    fn value<T: FromDatum + IntoDatum>(&self, name: &str) -> Option<T>;
+
+    /// The value of column `name`, which the statement never leaves NULL.
+    fn required<T: FromDatum + IntoDatum>(&self, name: &str) -> T {
+        self.value(name).unwrap_or_else(|| {
+            pgrx::error!(
+                "dealcards read NULL from column {name}, which its statement never leaves NULL"
+            )
+        })
+    }
+}
+
+fn misread(name: &str, error: spi::SpiError) -> ! {
+    pgrx::error!("dealcards could not read column {name} of its statement's result: {error}")
+}
+
+impl Columns for SpiTupleTable<'_> {
+    fn value<T: FromDatum + IntoDatum>(&self, name: &str) -> Option<T> {
+        self.get_by_name(name).unwrap_or_else(|e| misread(name, e))
+    }
+}
+
+impl Columns for SpiHeapTupleData<'_> {
+    fn value<T: FromDatum + IntoDatum>(&self, name: &str) -> Option<T> {
+        self.get_by_name(name).unwrap_or_else(|e| misread(name, e))
+    }
+}
+
+/// A column of a statement's result, its name resolved once for all the rows read from it.
+pub struct Column {
+    name: &'static str,
+    ordinal: usize,
+}
+
+impl Column {
+    /// The column `name` of `table`'s result: a column the statement does not have is a bug
+    /// that raises at once.
+    pub fn of(table: &SpiTupleTable<'_>, name: &'static str) -> Column {
+        let ordinal = table
+            .column_ordinal(name)
+            .unwrap_or_else(|e| misread(name, e));
+        Column { name, ordinal }
+    }
+
+    /// Its value in `row`, none when NULL (a wrong type raises).
+    pub fn value<T: FromDatum + IntoDatum>(&self, row: &SpiHeapTupleData<'_>) -> Option<T> {
+        row.get(self.ordinal)
+            .unwrap_or_else(|e| misread(self.name, e))
+    }
+
+    /// Its value in `row`, which the statement never leaves NULL.
+    pub fn required<T: FromDatum + IntoDatum>(&self, row: &SpiHeapTupleData<'_>) -> T {
+        self.value(row).unwrap_or_else(|| {
+            pgrx::error!(
+                "dealcards read NULL from column {}, which its statement never leaves NULL",
+                self.name
+            )
+        })
+    }
 }

@@ -72,7 +72,11 @@ fn normalized(text: &str) -> String {
 
 /// What psql prints for `sql` (results and errors, in order), and whether it succeeded.
 fn psql(dbname: &str, sql: &str, stop_on_error: bool) -> (String, bool) {
-    let output = std::env::temp_dir().join(format!("dealcards-doc-{}.out", std::process::id()));
+    // One file per call: the tests of this file run on several threads of one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let output =
+        std::env::temp_dir().join(format!("dealcards-doc-{}-{call}.out", std::process::id()));
     let file = std::fs::File::create(&output).unwrap();
     let mut child = Command::new(server::pg_program("psql"))
         .args([

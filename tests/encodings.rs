@@ -149,20 +149,30 @@ fn client_seeds_are_utf8_in_every_encoding() {
             deal_of(&mut utf8, &seeds),
             "{encoding}: {seed}"
         );
+        // Seat 2 is the house's (its seed the empty one); each statement its own transaction,
+        // as a deal uses seeds committed before it.
         client
             .batch_execute(
                 "INSERT INTO desk VALUES (1);
                  INSERT INTO desk_player VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
-                 SELECT fair_mode_on(1);
-                 SELECT set_client_seed(1, 1, 'alice');",
+                 SELECT fair_mode_on(1, house_seats => '{2}');",
             )
+            .unwrap();
+        client
+            .batch_execute("SELECT set_client_seed(1, 1, 'alice')")
             .unwrap();
         client
             .execute("SELECT set_client_seed(1, 3, $1)", &[&seed])
             .unwrap_or_else(|e| panic!("{encoding}: {e}"));
-        client
-            .batch_execute("SELECT deal_cards(1); SELECT deal_cards(1); SELECT fair_reveal(1);")
-            .unwrap_or_else(|e| panic!("{encoding}: {e}"));
+        for step in [
+            "SELECT deal_cards(1)",
+            "SELECT deal_cards(1)",
+            "SELECT fair_reveal(1)",
+        ] {
+            client
+                .batch_execute(step)
+                .unwrap_or_else(|e| panic!("{encoding}: {step}: {e}"));
+        }
         let stored: Vec<String> = client
             .query_one("SELECT client_seeds FROM game LIMIT 1", &[])
             .unwrap()

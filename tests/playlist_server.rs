@@ -245,3 +245,241 @@ fn a_queue_outlives_its_connection() {
         "a dropped queue is unknown"
     );
 }
+
+/// A queue whose rows another session deleted by hand: next refuses with XX001 (data_corrupted,
+/// the one SQLSTATE for rows no function could have left, docs/playlist.md), names the queue and
+/// changes nothing.
+#[test]
+fn a_queue_whose_rows_were_deleted_by_hand_is_xx001() {
+    let mut client = server::connect();
+    let queue = create(&mut client, 5, "shuffle");
+    let mut other = server::connect();
+    other
+        .execute(
+            "DELETE FROM shuffle_queue_track WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap();
+    let error = client
+        .query_one("SELECT shuffle_queue_next($1)", &[&queue])
+        .unwrap_err();
+    let db_error = error.as_db_error().expect("an error of the server");
+    assert_eq!(db_error.code().code(), "XX001", "{db_error:?}");
+    assert!(
+        db_error
+            .message()
+            .contains(&format!("shuffle queue {queue} has no track at position")),
+        "{db_error:?}"
+    );
+    let (front, history): (i64, i64) = {
+        let row = client
+            .query_one(
+                "SELECT front, history FROM shuffle_queue WHERE queue_id = $1",
+                &[&queue],
+            )
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert_eq!(
+        history, 0,
+        "the refused step changed the queue (front {front})"
+    );
+    client
+        .execute("SELECT shuffle_queue_drop($1)", &[&queue])
+        .unwrap();
+}
+
+/// One press of next on a spread queue in its own transaction, with the pick's place in the
+/// queue's order: the newest position of its history, read before the commit.
+fn press_spread(client: &mut Client, queue: i64) -> (i64, i64) {
+    let mut tx = client.transaction().unwrap();
+    let track: i64 = tx
+        .query_one("SELECT shuffle_queue_next($1)", &[&queue])
+        .unwrap()
+        .get(0);
+    let newest: i64 = tx
+        .query_one(
+            "SELECT front + history - 1 FROM shuffle_queue WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    tx.commit().unwrap();
+    (newest, track)
+}
+
+/// Sessions pressing next on one queue spread by group: in the queue's order the picks are
+/// successive places, each pass plays every track once, and no two neighbours share a group
+/// (8 groups of 5 tracks: none is needed).
+#[test]
+fn sessions_pressing_next_on_a_spread_queue_get_one_spread_order() {
+    let mut client = server::connect();
+    let queue: i64 = client
+        .query_one(
+            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint),
+                                      groups => ARRAY(SELECT (i % 8)::text FROM generate_series(1, 40) i))",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let (sessions, presses) = (4, 20);
+    let start = Arc::new(Barrier::new(sessions));
+    let handles: Vec<_> = (0..sessions)
+        .map(|_| {
+            let start = Arc::clone(&start);
+            thread::spawn(move || {
+                let mut client = server::connect();
+                start.wait();
+                (0..presses)
+                    .map(|_| press_spread(&mut client, queue))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let heard: Vec<Vec<(i64, i64)>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let order = in_queue_order(&heard);
+    assert_eq!(order.len(), 80);
+    for pass in order.chunks(40) {
+        let distinct: HashSet<i64> = pass.iter().copied().collect();
+        assert_eq!(distinct.len(), 40, "a pass played a track twice: {order:?}");
+    }
+    let group = |t: i64| t % 8;
+    assert!(
+        order.windows(2).all(|w| group(w[0]) != group(w[1])),
+        "two neighbours of one group: {order:?}"
+    );
+    client
+        .execute("SELECT shuffle_queue_drop($1)", &[&queue])
+        .unwrap();
+}
+
+/// Tracks put up next, then sessions pressing next together: in the queue's order the tracks up
+/// next play first, in the order given, each once, and then the shuffle goes on without bringing
+/// them back soon (window 100 of 200: no track twice within 100 picks).
+#[test]
+fn tracks_up_next_play_first_in_order_among_sessions_pressing_next() {
+    let mut client = server::connect();
+    let queue = create(&mut client, 200, "shuffle");
+    let up_next: Vec<i64> = (101..=120).collect();
+    let count: i32 = client
+        .query_one(
+            "SELECT shuffle_queue_play_later($1, $2)",
+            &[&queue, &up_next],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(count, 20);
+    let heard = press_together(queue, 4, 30);
+    let order = in_queue_order(&heard);
+    assert_eq!(&order[..20], &up_next[..], "{order:?}");
+    for (j, t) in order.iter().enumerate() {
+        let before = &order[j.saturating_sub(100)..j];
+        assert!(!before.contains(t), "{t} again at {j}: {order:?}");
+    }
+    let left: Vec<i64> = client
+        .query_one("SELECT shuffle_queue_up_next($1)", &[&queue])
+        .unwrap()
+        .get(0);
+    assert!(left.is_empty());
+    client
+        .execute("SELECT shuffle_queue_drop($1)", &[&queue])
+        .unwrap();
+}
+
+/// Sessions pressing next together on a weighted random queue: in the queue's order no track
+/// comes back within its window of 10, and the heavy tracks play most.
+#[test]
+fn a_weighted_queue_under_concurrency_keeps_its_window() {
+    let mut client = server::connect();
+    let queue: i64 = client
+        .query_one(
+            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 20)::bigint), 'random', 10,
+                                      weights => ARRAY(SELECT CASE WHEN i <= 5 THEN 20 ELSE 1 END
+                                                         FROM generate_series(1, 20) i))",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let heard = press_together(queue, 4, 60);
+    let order = in_queue_order(&heard);
+    for (i, track) in order.iter().enumerate() {
+        assert!(
+            !order[i.saturating_sub(10)..i].contains(track),
+            "{track} again within 10"
+        );
+    }
+    let heavy = order.iter().filter(|t| **t <= 5).count();
+    // Uniform picks would make a quarter of them heavy (60); a heavy track plays at most once
+    // in 11 picks (109), and nearly so when the weights count.
+    assert!(heavy >= 80, "{heavy} of {}", order.len());
+    client
+        .execute("SELECT shuffle_queue_drop($1)", &[&queue])
+        .unwrap();
+}
+
+#[test]
+fn sessions_pressing_next_on_a_listener_queue_record_every_play_once_in_order() {
+    let mut client = server::connect();
+    // A listener of this test alone; forget any plays of an earlier run.
+    let listener = 8_000_000_001i64;
+    client
+        .execute("SELECT shuffle_queue_forget($1)", &[&listener])
+        .unwrap();
+    let new_queue = |client: &mut Client| -> i64 {
+        client
+            .query_one(
+                "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 1000)::bigint), \
+                                          listener => $1)",
+                &[&listener],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let queue = new_queue(&mut client);
+    let heard = press_together(queue, 4, 50);
+    let order = in_queue_order(&heard);
+    // Each play is in its own slot, in the queue's order: none lost, none recorded twice.
+    let recorded: Vec<i64> = client
+        .query(
+            "SELECT track FROM shuffle_queue_play WHERE queue_id = $1 ORDER BY slot",
+            &[&queue],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(recorded, order);
+    let plays: i64 = client
+        .query_one(
+            "SELECT plays FROM shuffle_queue WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(plays, 200);
+    // The listener's next queue holds those 200 back, at the end of its tape.
+    let next = new_queue(&mut client);
+    let tail: HashSet<i64> = client
+        .query(
+            "SELECT track FROM shuffle_queue_track WHERE queue_id = $1 AND position >= 800",
+            &[&next],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(tail, order.iter().copied().collect::<HashSet<i64>>());
+    for q in [queue, next] {
+        client
+            .execute("SELECT shuffle_queue_drop($1)", &[&q])
+            .unwrap();
+    }
+    let forgotten: i64 = client
+        .query_one("SELECT shuffle_queue_forget($1)", &[&listener])
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        forgotten, 200,
+        "a dropped queue's plays stay the listener's"
+    );
+}

@@ -1,6 +1,6 @@
 #![cfg(feature = "server_tests")]
 //! Upgrades keep every game and queue: from each earlier release whose install script is kept in
-//! sql/ (dealcards--A.sql), through `ALTER EXTENSION dealcards UPDATE`, on the server under test.
+//! sql/released/ (dealcards--A.sql), through `ALTER EXTENSION dealcards UPDATE`, on the server under test.
 //! The library installed is this release's: it serves a database still on the old SQL before the
 //! update as well as after. The updated schema must equal a fresh install's, object for object,
 //! and a pg_dump of the updated database must restore with every row.
@@ -13,9 +13,9 @@ use std::path::Path;
 
 use postgres::Client;
 
-/// The releases a database can be upgraded from: those whose install script sql/ keeps.
+/// The releases a database can be upgraded from: those whose install script sql/released/ keeps.
 fn earlier_releases() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql/released");
     let mut releases: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {
@@ -132,7 +132,8 @@ fn data(client: &mut Client) -> Vec<String> {
 }
 
 /// The rows after an update are the rows before, column for column; a column the update added
-/// holds its default (NULL, or '' for a client seed) on every row that was there.
+/// holds its default (NULL, or '' for a client seed) on every row that was there, but
+/// desk_player.seed_round, which [`fair_seats_seeds`] checks.
 fn same_rows(after: &[String], before: &[String], release: &str) {
     assert_eq!(
         after.len(),
@@ -161,6 +162,9 @@ fn same_rows(after: &[String], before: &[String], release: &str) {
                     value, old,
                     "{kind_a}.{column} changed (from {release}): {b}"
                 ),
+                // desk_player.seed_round (0.5.0) names the round of a seed set at a desk in
+                // provably fair mode: checked by fair_seats_seeds.
+                None if kind_a == "desk_player" && column == "seed_round" => {}
                 None => assert!(
                     value.is_null() || value == "",
                     "{kind_a}.{column} is new but not empty (from {release}): {a}"
@@ -172,6 +176,28 @@ fn same_rows(after: &[String], before: &[String], release: &str) {
             "the update dropped a column of {kind_a} (from {release})"
         );
     }
+}
+
+/// The client seeds of the seats of desks in provably fair mode, as (desk, round, seat, player,
+/// seed): the seats' seeds under their desk's round before 0.5.0, the seeds that answer a round
+/// since (desk_player.seed_round).
+fn fair_seats_seeds(client: &mut Client) -> Vec<String> {
+    let answered = one::<bool>(
+        client,
+        "SELECT count(*) = 1 FROM pg_attribute
+          WHERE attrelid = 'desk_player'::regclass AND attname = 'seed_round'",
+    );
+    lines(
+        client,
+        if answered {
+            "SELECT concat_ws(' ', p.desk_id, p.seed_round, p.player_no, p.player_id, p.client_seed)
+               FROM desk_player p WHERE p.seed_round IS NOT NULL ORDER BY 1"
+        } else {
+            "SELECT concat_ws(' ', p.desk_id, d.fair_round, p.player_no, p.player_id, p.client_seed)
+               FROM desk_player p JOIN desk d USING (desk_id)
+              WHERE d.fair_round IS NOT NULL AND p.client_seed <> '' ORDER BY 1"
+        },
+    )
 }
 
 fn one<T: for<'a> postgres::types::FromSql<'a>>(client: &mut Client, sql: &str) -> T {
@@ -215,6 +241,110 @@ fn play(client: &mut Client) -> Vec<i64> {
     queues
 }
 
+/// The names of the extension's functions (but its event trigger's).
+fn functions_of(client: &mut Client) -> Vec<String> {
+    client
+        .query(
+            "SELECT DISTINCT p.proname::text FROM pg_proc p
+               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+              WHERE p.prorettype <> 'event_trigger'::regtype",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+/// A shuffle state of one int4, 7, in the bytes of rows_agg_state (docs/rows.md).
+const STATE_OF_SEVEN: &[u8] = &[
+    0x17, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0,
+];
+
+/// Bytes sent as a binary parameter of whatever type the statement gives it.
+#[derive(Debug)]
+struct StateBytes(&'static [u8]);
+
+impl postgres::types::ToSql for StateBytes {
+    fn to_sql(
+        &self,
+        _: &postgres::types::Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(self.0);
+        Ok(postgres::types::IsNull::No)
+    }
+
+    fn accepts(_: &postgres::types::Type) -> bool {
+        true
+    }
+
+    postgres::types::to_sql_checked!();
+}
+
+/// The queue functions of 0.5.0, called after those of every_function_works on queues of their
+/// own; each listed under shuffle_queue_new, so that none runs on an earlier release's SQL.
+const QUEUE_CALLS_0_5: [(&str, &str); 14] = [
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3]::bigint[], groups => '{a,a,b}', start_with => 3) > 0",
+    ),
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_add(max(queue_id), 4, 'c') = 4 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_play_next",
+        "SELECT shuffle_queue_play_next(max(queue_id), ARRAY[1, 2]) = 3 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_play_later",
+        "SELECT shuffle_queue_play_later(max(queue_id), ARRAY[4]) = 4 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_up_next",
+        "SELECT shuffle_queue_up_next(max(queue_id)) = ARRAY[1, 2, 3, 4]::bigint[] FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_clear_up_next",
+        "SELECT shuffle_queue_clear_up_next(max(queue_id)) = 4 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_jump",
+        "SELECT shuffle_queue_jump(max(queue_id), 2) = 2 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_skip_when_shuffling",
+        "SELECT shuffle_queue_skip_when_shuffling(max(queue_id), 2) = 3 FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3]::bigint[], 'random', 1, weights => '{1,2,3}') > 0",
+    ),
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_add(max(queue_id), 4, 5) = 4 FROM shuffle_queue WHERE weight_max IS NOT NULL",
+    ),
+    (
+        "shuffle_queue_save",
+        "SELECT shuffle_queue_save(max(queue_id)) ->> 'mode' = 'spread' FROM shuffle_queue WHERE mode = 'spread'",
+    ),
+    (
+        "shuffle_queue_restore",
+        "SELECT shuffle_queue_save(shuffle_queue_restore(shuffle_queue_save(q))) = shuffle_queue_save(q)
+           FROM (SELECT shuffle_queue_new(ARRAY[1, 2, 3]::bigint[], seed => sha256('x')) AS q) s",
+    ),
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_next(shuffle_queue_new(ARRAY[1, 2, 3]::bigint[], listener => 5)) > 0",
+    ),
+    (
+        "shuffle_queue_forget",
+        "SELECT shuffle_queue_forget(5) = 1",
+    ),
+];
+
 /// Calls every function of the extension once and checks each answer; fails if the extension
 /// has a function this list does not call.
 fn every_function_works(client: &mut Client, queue: i64) {
@@ -231,7 +361,22 @@ fn every_function_works(client: &mut Client, queue: i64) {
              END $$",
         )
         .unwrap();
-    let calls: [(&str, &str); 32] = [
+    // The provably fair calls as each release's SQL takes them.
+    let current = functions_of(client).iter().any(|f| f == "fair_publication");
+    let (fair_mode_on, fair_reveal, fair_mode_off) = if current {
+        (
+            "SELECT octet_length(fair_mode_on(3, seeds_required => false)) = 32",
+            "SELECT commitment <> next_commitment FROM fair_reveal(3)",
+            "SELECT count(*) = 1 FROM fair_mode_off(3)",
+        )
+    } else {
+        (
+            "SELECT octet_length(fair_mode_on(3)) = 32",
+            "SELECT sha256(server_seed) = commitment FROM fair_reveal(3)",
+            "SELECT fair_mode_off(3) IS NOT NULL",
+        )
+    };
+    let calls: [(&str, &str); 60] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -247,6 +392,10 @@ fn every_function_works(client: &mut Client, queue: i64) {
         ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY['a', 'b']"),
         ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54)) = 54"),
         ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 54"),
+        // Since 0.5.0: spread by group.
+        ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b']))[2] = 3"),
+        ("shuffle_spread", "SELECT shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
+        ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], ARRAY['x', 'y', 'z']))[2] = 3"),
         ("shuffle_queue_add", "SELECT shuffle_queue_add($1, 100) = 21"),
         ("shuffle_queue_remove", "SELECT shuffle_queue_remove($1, 100) = 20"),
         ("shuffle_queue_next", "SELECT shuffle_queue_next($1) BETWEEN 1 AND 20"),
@@ -258,43 +407,76 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT shuffle_queue_drop(max(queue_id))::text = '' FROM shuffle_queue",
         ),
         ("sort_hand", "SELECT sort_hand(ARRAY[54, 1]) = ARRAY[1, 54]"),
-        // Since 0.3.0: provably fair deals, at desk 3, from commitment to verification.
-        ("fair_mode_on", "SELECT octet_length(fair_mode_on(3)) = 32"),
+        // Since 0.3.0: provably fair deals, at desk 3, from commitment to verification (0.5.0
+        // changed the arguments and results of three of them: the calls for each are below).
+        ("fair_mode_on", fair_mode_on),
         ("set_client_seed", "SELECT count(*) = 1 FROM set_client_seed(3, 1, 'Zoë')"),
         // deal_cards in the mode: present with fair_mode_on.
         ("fair_mode_on", "SELECT deal_cards(3) ? 'commitment'"),
-        ("fair_reveal", "SELECT sha256(server_seed) = commitment FROM fair_reveal(3)"),
+        ("fair_reveal", fair_reveal),
         ("fair_verify_desk", "SELECT bool_and(verified) FROM fair_verify_desk(3)"),
         (
             "fair_verify_game",
             "SELECT verified FROM fair_verify_game((SELECT max(game_id) FROM game WHERE chain_hash IS NOT NULL))",
         ),
-        ("fair_mode_off", "SELECT fair_mode_off(3) IS NOT NULL"),
+        ("fair_mode_off", fair_mode_off),
         ("fair_deal", "SELECT leader BETWEEN 1 AND 3 FROM fair_deal(sha256('x'), '{a,b,c}', 0)"),
+        // Since 0.5.0: what the house publishes, and what hides a reveal from its own
+        // transaction.
+        ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
+        ("dealcards_written_here", "SELECT NOT dealcards_written_here('3'::xid)"),
+        // Since 0.5.0: the row aggregates, and through them their support functions.
+        ("sample_agg", "SELECT cardinality(sample_agg(i, 2)) = 2 FROM generate_series(1, 5) i"),
+        ("sample_agg_step", "SELECT sample_agg(i, 2, (i = 3)::int) = ARRAY[3] FROM generate_series(1, 5) i"),
+        ("resample_agg", "SELECT resample_agg(i, 3) = ARRAY[7, 7, 7] FROM generate_series(7, 7) i"),
+        ("resample_agg_step", "SELECT resample_agg(i, 2, 1.5) = ARRAY[7, 7] FROM generate_series(7, 7) i"),
+        ("shuffle_agg", "SELECT shuffle_agg(i) @> ARRAY[1, 2, 3] FROM generate_series(1, 3) i"),
+        ("shuffle_agg_step", "SELECT cardinality(shuffle_agg(i)) = 3 FROM generate_series(1, 3) i"),
+        ("sample_agg_seeded", "SELECT sample_agg_seeded(i, 3, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9] FROM generate_series(1, 10) i"),
+        ("sample_agg_seeded_step", "SELECT cardinality(sample_agg_seeded(i, 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 3 FROM generate_series(1, 10) i"),
+        ("shuffle_agg_seeded", "SELECT shuffle_agg_seeded(i, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9, 10, 4, 1, 7, 5, 3, 2] FROM generate_series(1, 10) i"),
+        ("shuffle_agg_seeded_step", "SELECT cardinality(shuffle_agg_seeded(i, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 2 FROM generate_series(1, 2) i"),
+        ("rows_agg_final", "SELECT sample_agg(i, 0) = '{}' FROM generate_series(1, 2) i"),
+        // The typed forms (and their state type's input and output).
+        ("rows_agg_final_int2", "SELECT sample_agg(i::int2, 3) <@ '{1, 2, 3}'::int2[] FROM generate_series(1, 3) i"),
+        ("rows_agg_final_int4", "SELECT pg_typeof(sample_agg(i, 1)) = 'integer[]'::regtype FROM generate_series(1, 3) i"),
+        ("rows_agg_final_int8", "SELECT resample_agg(i::int8, 2) = '{7, 7}' FROM generate_series(7, 7) i"),
+        ("rows_agg_final_text", "SELECT shuffle_agg(i::text) @> '{1, 2}' FROM generate_series(1, 2) i"),
+        ("rows_agg_final_uuid", "SELECT cardinality(sample_agg(gen_random_uuid(), 2)) = 2 FROM generate_series(1, 3)"),
+        ("rows_agg_state_in", "SELECT rows_agg_final_int4('\\x170000000301000000000000000400000007000000') = '{7}'"),
+        ("rows_agg_state_out", "SELECT '\\x170000000301000000000000000400000007000000'::rows_agg_state::text = '\\x170000000301000000000000000400000007000000'"),
+        ("rows_agg_state_send", "SELECT rows_agg_state_send('\\x170000000301000000000000000400000007000000') = '\\x170000000301000000000000000400000007000000'::bytea"),
+        // Binary input: the state's bytes sent as a binary parameter.
+        ("rows_agg_state_recv", "SELECT rows_agg_final_int4($1::rows_agg_state) = '{7}'"),
+        // A forced parallel plan: partial states serialized in the workers, combined in the leader.
+        (
+            "rows_agg_serialize",
+            "SELECT set_config('parallel_setup_cost', '0', false) || set_config('parallel_tuple_cost', '0', false)
+                 || set_config('min_parallel_table_scan_size', '0', false) || set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'on', false) <> ''",
+        ),
+        ("rows_agg_deserialize", "SELECT cardinality(sample_agg(game_id, 1)) = 1 FROM game"),
+        (
+            "rows_agg_combine",
+            "SELECT cardinality(shuffle_agg(game_id)) = count(*) AND set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'off', false) = 'off' FROM game",
+        ),
         // Without Citus, a clear refusal.
         (
             "dealcards_distribute",
             "SELECT pg_temp.raises('SELECT * FROM dealcards_distribute()', '55000')",
         ),
     ];
-    let functions: Vec<String> = client
-        .query(
-            "SELECT DISTINCT p.proname::text FROM pg_proc p
-               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
-              WHERE p.prorettype <> 'event_trigger'::regtype",
-            &[],
-        )
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.
     let calls = calls
         .iter()
+        .chain(QUEUE_CALLS_0_5.iter())
         .filter(|(function, _)| functions.iter().any(|f| f == function));
     for &(function, sql) in calls.clone() {
-        let ok: bool = if sql.contains("$1") {
+        let ok: bool = if function == "rows_agg_state_recv" {
+            client
+                .query_one(sql, &[&StateBytes(STATE_OF_SEVEN)])
+                .map(|r| r.get(0))
+        } else if sql.contains("$1") {
             client.query_one(sql, &[&queue]).map(|r| r.get(0))
         } else {
             client.query_one(sql, &[]).map(|r| r.get(0))
@@ -338,7 +520,8 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         if fair {
             client
                 .batch_execute(
-                    "SELECT fair_mode_on(4); SELECT deal_cards(4); SELECT deal_cards(4);",
+                    "SELECT fair_mode_on(4); SELECT set_client_seed(4, 2, 'Zoë');
+                     SELECT deal_cards(4); SELECT deal_cards(4);",
                 )
                 .unwrap();
         }
@@ -354,6 +537,11 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
             }
         };
         let seeds_before = seeds(&mut client);
+        let seats_seeds_before = if fair {
+            fair_seats_seeds(&mut client)
+        } else {
+            Vec::new()
+        };
         let before = data(&mut client);
         let last_game: i64 = one(&mut client, "SELECT max(game_id) FROM game");
 
@@ -371,6 +559,13 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
             seeds_before,
             "fair_seed changed (from {release})"
         );
+        if fair {
+            // The seeds of the seats of desks in the mode answer their desks' rounds; desk 4's
+            // is there.
+            let moved = fair_seats_seeds(&mut client);
+            assert_eq!(moved, seats_seeds_before, "client seeds (from {release})");
+            assert!(moved.iter().any(|l| l.starts_with("4 ")), "{moved:?}");
+        }
         let diff = differences(&schema(&mut client), &fresh_schema);
         assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
 
@@ -385,9 +580,15 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         assert_eq!(next_game, last_game + 1);
         every_function_works(&mut client, queues[1]);
         if fair {
-            // Desk 4 deals on under the commitment it had, and every game of it verifies.
+            // Desk 4 deals on under the commitment it had, with the seeds it had, and every game
+            // of it verifies.
             let nonce: i64 = one(&mut client, "SELECT (deal_cards(4) ->> 'nonce')::bigint");
             assert_eq!(nonce, 2, "from {release}");
+            let seeds: String = one(
+                &mut client,
+                "SELECT client_seeds::text FROM game WHERE desk_id = 4 ORDER BY game_id DESC LIMIT 1",
+            );
+            assert_eq!(seeds, "{\"\",Zoë,\"\"}", "from {release}");
             client.batch_execute("SELECT fair_reveal(4)").unwrap();
             let verified: bool = one(
                 &mut client,

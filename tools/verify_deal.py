@@ -9,14 +9,47 @@ written out here).
       Exit status 1 if --commitment is given and SHA-256(server seed) is not it, 2 on bad input.
 
   verify_deal.py --chain --desk ID --commitment HEX --nonce N --client-seed A ... (x3)
-                 [--prev-hash HEX] (--cards C1,...,C54 --leader L | --server-seed HEX) [--json]
+                 [--player ID ... (x3)] [--prev-hash HEX]
+                 (--cards C1,...,C54 --leader L | --server-seed HEX) [--json]
       the chain_hash of one game: its recorded content after the previous game's chain_hash
-      (32 zero bytes, the default, for a desk's first fair game).
+      (32 zero bytes, the default, for a desk's first fair game); with the players of seats 1,
+      2, 3 given, under protocol 2 (rounds committed since 0.5.0), else under protocol 1.
 
-Hex may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no client seed as
---client-seed '', and a client seed that starts with "-" as --client-seed=-seed.
+  verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
+                 [--json]
+      players' receipts (what deal_cards returned: desk, game, round, nonce, commitment,
+      chain_hash, players, client seeds) checked against the house's publication (what
+      fair_publication(desk) returned). A receipt file holds one receipt, several one after
+      another (one a line, as psql prints them), or lists of them ("-" reads stdin). Each
+      receipt's checks, in order, up to the first that fails:
+        desk         the receipt's desk is the publication's
+        game         its game is in the publication, once
+        record       its round, commitment, nonce, players, client seeds and first bidder are
+                     the published game's
+        seat         (--seat, --my-seed) its client seed of that seat is your seed's UTF-8
+        house seats  each house seat of its round has the empty client seed
+        chain        recomputed from 32 zero bytes along the published games (each under its
+                     round's protocol), every published chain_hash up to its game is the
+                     recomputed one, and its own chain_hash is its game's: nothing up to this
+                     game changed since the deal
+        nonce        its round's games before it have nonces 0 .. nonce-1, each once
+        commitment   its round is published with its commitment; once the round's server seed
+                     is published, SHA-256(server seed) is the commitment; a round other than
+                     the newest without its seed was left without a reveal
+        deal         (seed published) the seeds and nonce deal the published cards and leader
+      Each receipt is "verified", "not revealed yet" (every check that can be made passes; the
+      round's seed is not published yet) or "failed: CHECK: why". Then one line for the desk:
+      whether the whole chain recomputes to chain_head, and every round but the newest whose
+      seed is not published ("left without a reveal").
+      Exit status 0 when every receipt and the desk verify, 1 when anything failed, 2 on bad
+      input, 3 when nothing failed but some receipt's round is not revealed yet.
+
+Hex arguments may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no
+client seed as --client-seed '', and a client seed that starts with "-" as --client-seed=-seed
+(and --my-seed=-seed, --player=-42).
 """
 import argparse
+import collections
 import hashlib
 import hmac
 import json
@@ -108,10 +141,12 @@ def seeded_deal(key):
 
 
 def encode_client_seed(seed):
-    b = seed.encode("utf-8")
+    """A client seed (text, or its UTF-8 bytes as published) as 4-byte big-endian length + bytes."""
+    b = bytes(seed) if isinstance(seed, (bytes, bytearray)) else seed.encode("utf-8")
     if len(b) > MAX_CLIENT_SEED_BYTES:
+        text = seed if isinstance(seed, str) else b.decode("utf-8", "replace")
         raise BadInput("a client seed is at most %d bytes in UTF-8; %r is %d"
-                       % (MAX_CLIENT_SEED_BYTES, seed[:20] + ("..." if len(seed) > 20 else ""), len(b)))
+                       % (MAX_CLIENT_SEED_BYTES, text[:20] + ("..." if len(text) > 20 else ""), len(b)))
     return len(b).to_bytes(4, "big") + b
 
 
@@ -150,8 +185,10 @@ def verify(server_seed, client_seeds, nonce, commitment=None):
     }
 
 
-def chain_hash(prev_hash, desk, commitment, nonce, client_seeds, p1, p2, p3, extra, leader):
-    """The chain_hash of one fair game (docs/provably_fair.md, "The hash chain of a desk")."""
+def chain_hash(prev_hash, desk, commitment, nonce, client_seeds, p1, p2, p3, extra, leader,
+               players=None):
+    """The chain_hash of one fair game (docs/provably_fair.md, "The hash chain of a desk"):
+    protocol 2 with the players of seats 1 to 3 given, protocol 1 without."""
     if len(prev_hash) != 32 or len(commitment) != 32:
         raise BadInput("the previous chain hash and the commitment are 32 bytes each")
     if not -2**31 <= desk < 2**31:
@@ -161,10 +198,14 @@ def chain_hash(prev_hash, desk, commitment, nonce, client_seeds, p1, p2, p3, ext
         raise BadInput("the hands are 17, 17, 17 and 3 cards from 1..54")
     if leader not in (1, 2, 3):
         raise BadInput("the first bidder is seat 1, 2 or 3")
-    # Field by field: unlike M, the chain has the nonce before the client seeds.
+    if players is not None and (len(players) != 3 or not all(-2**63 <= p < 2**63 for p in players)):
+        raise BadInput("the players are three 64-bit integers")
+    # Field by field: unlike M, the chain has the nonce before the client seeds; under protocol
+    # 2 each seat's player comes before its seed.
+    seats = b"".join((b"" if players is None else players[i].to_bytes(8, "big", signed=True))
+                     + encode_client_seed(s) for i, s in enumerate(client_seeds))
     data = (bytes(prev_hash) + desk.to_bytes(4, "big", signed=True) + bytes(commitment)
-            + check_nonce(nonce).to_bytes(8, "big")
-            + b"".join(encode_client_seed(s) for s in client_seeds)
+            + check_nonce(nonce).to_bytes(8, "big") + seats
             + bytes(cards) + bytes([leader]))
     return hashlib.sha256(data).digest()
 
@@ -232,7 +273,445 @@ def print_deal(r, given):
         print("commitment:   DOES NOT match %s" % given.hex())
 
 
+# --- receipts against the house's publication ---------------------------------------------------
+#
+# A receipt is what deal_cards returned for one game: {desk, game, leader, round, nonce,
+# commitment, chain_hash, players, client_seeds (hex of UTF-8)}. The publication is what
+# fair_publication(desk) returns: the desk's rounds with their rules and revealed seeds, and its
+# games in chain order with their records and chain hashes. A receipt's checks, in order:
+
+CHECKS = ["desk", "game", "record", "seat", "house seats", "chain", "nonce", "commitment", "deal"]
+VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
+
+
+class Failed(Exception):
+    def __init__(self, check, why):
+        super().__init__(why)
+        self.check, self.why = check, why
+
+
+def _where(where, key):
+    return "%s: %s" % (where, key) if key is not None else where
+
+
+def _int(obj, key, where, lo=-2**63, hi=2**63 - 1, null=False):
+    v = obj.get(key) if isinstance(obj, dict) else obj
+    if v is None and null:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise BadInput("%s is an integer from %d to %d, not %s"
+                       % (_where(where, key), lo, hi, json.dumps(v)))
+    return v
+
+
+def _hex(obj, key, where, size=None, null=False):
+    v = obj.get(key) if isinstance(obj, dict) else obj
+    if v is None and null:
+        return None
+    if (not isinstance(v, str) or len(v) % 2 or any(c not in "0123456789abcdefABCDEF" for c in v)
+            or (size is not None and len(v) != 2 * size)):
+        raise BadInput("%s is %s, not %s" % (_where(where, key), "%d bytes in hex" % size
+                                             if size is not None else "hex", json.dumps(v)))
+    return bytes.fromhex(v)
+
+
+def _seeds(obj, key, where):
+    """Three client seeds, each the hex of at most 256 bytes."""
+    seeds = [_hex(s, None, "%s: %s[%d]" % (where, key, i)) for i, s in enumerate(_list(obj, key, where, 3))]
+    for i, b in enumerate(seeds):
+        if len(b) > MAX_CLIENT_SEED_BYTES:
+            raise BadInput("%s: %s[%d] is %d bytes; a client seed is at most %d"
+                           % (where, key, i, len(b), MAX_CLIENT_SEED_BYTES))
+    return seeds
+
+
+def _list(obj, key, where, length=None):
+    v = obj.get(key) if isinstance(obj, dict) else obj
+    if not isinstance(v, list) or (length is not None and len(v) != length):
+        raise BadInput("%s is a list%s, not %s" % (_where(where, key), " of %d" % length
+                                                   if length is not None else "", json.dumps(v)[:80]))
+    return v
+
+
+def _object(v, where):
+    if not isinstance(v, dict):
+        raise BadInput("%s is a JSON object, not %s" % (where, json.dumps(v)[:80]))
+    return v
+
+
+def parse_receipt(r, where):
+    _object(r, where)
+    if "commitment" not in r:
+        raise BadInput("%s is not a provably fair receipt (it has no commitment)" % where)
+    return {
+        "desk": _int(r, "desk", where, -2**31, 2**31 - 1),
+        "game": _int(r, "game", where),
+        "round": _int(r, "round", where, -2**31, 2**31 - 1),
+        "nonce": _int(r, "nonce", where, 0, MAX_NONCE),
+        "commitment": _hex(r, "commitment", where, 32),
+        "chain_hash": _hex(r, "chain_hash", where, 32),
+        "players": [_int(p, None, "%s: players[%d]" % (where, i))
+                    for i, p in enumerate(_list(r, "players", where, 3))],
+        "client_seeds": _seeds(r, "client_seeds", where),
+        "leader": _int(r, "leader", where, 1, 3),
+    }
+
+
+def parse_publication(p, where="the publication"):
+    _object(p, where)
+    desk = _int(p, "desk", where, -2**31, 2**31 - 1)
+    rounds = {}
+    for i, r in enumerate(_list(p, "rounds", where)):
+        w = "%s: rounds[%d]" % (where, i)
+        _object(r, w)
+        n = _int(r, "round", w, -2**31, 2**31 - 1)
+        if n in rounds:
+            raise BadInput("%s: round %d is published twice" % (where, n))
+        protocol = _int(r, "protocol", w, 1, 2)
+        house = [_int(s, None, "%s: house_seats[%d]" % (w, j), 1, 3)
+                 for j, s in enumerate(_list(r, "house_seats", w))]
+        rounds[n] = {"round": n, "commitment": _hex(r, "commitment", w, 32),
+                     "server_seed": _hex(r, "server_seed", w, 32, null=True),
+                     "protocol": protocol, "house_seats": house}
+    games = []
+    for i, g in enumerate(_list(p, "games", where)):
+        w = "%s: games[%d]" % (where, i)
+        _object(g, w)
+        cards = _list(g, "cards", w, 4)
+        for j, n in enumerate((17, 17, 17, 3)):
+            _list(cards[j], None, "%s: cards[%d]" % (w, j), n)
+        games.append({
+            "game": _int(g, "game", w),
+            "round": _int(g, "round", w, -2**31, 2**31 - 1, null=True),
+            "nonce": _int(g, "nonce", w, 0, MAX_NONCE),
+            "commitment": _hex(g, "commitment", w, 32),
+            "players": [_int(x, None, "%s: players[%d]" % (w, j), null=True)
+                        for j, x in enumerate(_list(g, "players", w, 3))],
+            "client_seeds": _seeds(g, "client_seeds", w),
+            "cards": [[_int(c, None, "%s: cards[%d]" % (w, j), 1, 54) for c in hand]
+                      for j, hand in enumerate(cards)],
+            "leader": _int(g, "leader", w, 1, 3),
+            "chain_hash": _hex(g, "chain_hash", w, 32, null=True),
+        })
+    return {"desk": desk, "chain_head": _hex(p, "chain_head", where, 32, null=True),
+            "rounds": rounds, "games": games}
+
+
+def _seed_text(b):
+    """A client seed for people: its text when it is UTF-8, and its hex."""
+    try:
+        return "%s (hex %s)" % (json.dumps(b.decode("utf-8"), ensure_ascii=False), b.hex() or "empty")
+    except UnicodeDecodeError:
+        return "hex %s (not UTF-8)" % b.hex()
+
+
+def walk_chain(pub):
+    """The chain recomputed from 32 zero bytes along the published games, each with its round's
+    protocol: per game, the recomputed hash (None once it cannot be recomputed) and the problem
+    of that game (its stored hash is not the recomputed one, or it cannot be hashed), if any."""
+    prev, out = bytes(32), []
+    for g in pub["games"]:
+        h, problem = None, None
+        rnd = pub["rounds"].get(g["round"])
+        if prev is None:
+            problem = "the chain cannot be recomputed past an earlier game"
+        elif rnd is None:
+            problem = ("game %d names round %s, which is not published, so its chain protocol is "
+                       "not known" % (g["game"], g["round"]))
+        elif rnd["protocol"] == 2 and None in g["players"]:
+            problem = "game %d has no player in seat %d" % (g["game"], g["players"].index(None) + 1)
+        else:
+            try:
+                h = chain_hash(prev, pub["desk"], g["commitment"], g["nonce"], g["client_seeds"],
+                               *g["cards"], g["leader"],
+                               players=g["players"] if rnd["protocol"] == 2 else None)
+            except BadInput as e:
+                problem = "game %d cannot be hashed: %s" % (g["game"], e)
+        if h is not None and g["chain_hash"] != h:
+            problem = ("game %d's published chain_hash is %s, but the published games recompute "
+                       "to %s: it or a game before it was changed after it was dealt"
+                       % (g["game"], g["chain_hash"].hex() if g["chain_hash"] else "null", h.hex()))
+        out.append((h, problem))
+        prev = h
+    return out
+
+
+def left_without_reveal(pub):
+    """The rounds, all but the newest, whose server seed is not published: the desk deals
+    under a later commitment, yet their games can never be checked."""
+    numbers = sorted(pub["rounds"])
+    return [n for n in numbers[:-1] if pub["rounds"][n]["server_seed"] is None]
+
+
+def check_desk(pub, chain=None):
+    """The desk-wide line: the whole chain recomputes to chain_head, and no round but the newest
+    is left without a reveal."""
+    chain = walk_chain(pub) if chain is None else chain
+    problems = []
+    first = next((p for _, p in chain if p), None)
+    if first:
+        problems.append(("chain", first))
+    else:
+        end = chain[-1][0] if chain else None
+        if end != pub["chain_head"]:
+            problems.append(("chain", "the %d published games recompute to %s, but chain_head is %s: "
+                             "games after them were removed or the head was changed"
+                             % (len(chain), end.hex() if end else "no hash (no games)",
+                                pub["chain_head"].hex() if pub["chain_head"] else "null")))
+    for n in left_without_reveal(pub):
+        problems.append(("left without a reveal",
+                         "round %d (commitment %s) was left without a reveal: a later round was "
+                         "committed, yet its server seed is not published, so its games can never "
+                         "be checked" % (n, pub["rounds"][n]["commitment"].hex())))
+    return {
+        "desk": pub["desk"],
+        "games": len(chain),
+        "result": FAILED if problems else VERIFIED,
+        "problems": [{"check": c, "why": w} for c, w in problems],
+        "left_without_reveal": left_without_reveal(pub),
+    }
+
+
+def check_receipt(pub, r, seat=None, my_seed=None, chain=None):
+    """Every check of one receipt against the publication, in order, up to the first that fails:
+    {"result": verified | not revealed yet | failed, "check", "why", "checks": [...]}."""
+    chain = walk_chain(pub) if chain is None else chain
+    done = []
+    state = {"revealed": True}
+
+    def passed(check, why):
+        done.append({"check": check, "result": "passed", "why": why})
+
+    try:
+        # desk: the receipt is of the publication's desk.
+        if r["desk"] != pub["desk"]:
+            raise Failed("desk", "the receipt is of desk %d, the publication of desk %d"
+                         % (r["desk"], pub["desk"]))
+        passed("desk", "desk %d" % r["desk"])
+
+        # game: the receipt's game is published, once.
+        at = [i for i, g in enumerate(pub["games"]) if g["game"] == r["game"]]
+        if not at:
+            raise Failed("game", "game %d is not in the publication: it was removed, or never "
+                         "recorded" % r["game"])
+        if len(at) > 1:
+            raise Failed("game", "game %d is in the publication %d times" % (r["game"], len(at)))
+        i = at[0]
+        g = pub["games"][i]
+        passed("game", "game %d is the publication's game number %d in chain order" % (g["game"], i + 1))
+
+        # record: what the player was given is what the house published.
+        for field, show in (("round", str), ("commitment", bytes.hex), ("nonce", str),
+                            ("players", lambda v: ", ".join(map(str, v))),
+                            ("client_seeds", lambda v: ", ".join(_seed_text(s) for s in v)),
+                            ("leader", str)):
+            if r[field] != g[field]:
+                shown = [show(v) if v is not None else "null" for v in (r[field], g[field])]
+                raise Failed("record", "the receipt's %s is %s, the published game's is %s"
+                             % (field.replace("_", " "), shown[0], shown[1]))
+        passed("record", "round, commitment, nonce, players, client seeds and first bidder are "
+               "the published game's")
+
+        # seat: the player's own seed is in the receipt, in their seat.
+        if seat is not None:
+            mine = my_seed.encode("utf-8")
+            if r["client_seeds"][seat - 1] != mine:
+                raise Failed("seat", "the receipt's client seed of seat %d is %s, not yours, %s"
+                             % (seat, _seed_text(r["client_seeds"][seat - 1]), _seed_text(mine)))
+            passed("seat", "seat %d has your client seed" % seat)
+
+        # house seats: a seat the house plays has the empty seed, fixed with the commitment.
+        rnd = pub["rounds"].get(r["round"])
+        if rnd is None:
+            raise Failed("house seats", "round %d is not in the publication, so its rules (house "
+                         "seats, chain protocol) are not known" % r["round"])
+        for s in rnd["house_seats"]:
+            if r["client_seeds"][s - 1]:
+                raise Failed("house seats", "seat %d is a house seat of round %d, yet its client "
+                             "seed is %s, not empty" % (s, r["round"], _seed_text(r["client_seeds"][s - 1])))
+        passed("house seats", "house seats %s have the empty seed" % (rnd["house_seats"] or "none"))
+
+        # chain: nothing up to this game changed since the player got the receipt.
+        for k in range(i + 1):
+            if chain[k][1]:
+                raise Failed("chain", chain[k][1])
+        if chain[i][0] != r["chain_hash"]:
+            raise Failed("chain", "the receipt's chain_hash is %s, but the published games "
+                         "recompute to %s for game %d: this game or one before it is not what was "
+                         "dealt" % (r["chain_hash"].hex(), chain[i][0].hex(), g["game"]))
+        passed("chain", "the %d published games up to this one recompute to the receipt's "
+               "chain_hash" % (i + 1))
+
+        # nonce: under this round, the games before it have nonces 0 .. nonce-1, each once.
+        before = collections.Counter(x["nonce"] for x in pub["games"][:i] if x["round"] == r["round"])
+        below = {n for n in before if n < r["nonce"]}
+        if sum(before.values()) != r["nonce"] or len(below) != r["nonce"]:
+            twice = sorted(n for n, c in before.items() if c > 1)
+            later = sorted(n for n in before if n >= r["nonce"])
+            missing, n = [], 0
+            while len(below) + len(missing) < r["nonce"] and len(missing) < 10:
+                if n not in below:
+                    missing.append(n)
+                n += 1
+            what = []
+            if missing:
+                what.append("nonce %s missing" % ", ".join(map(str, missing)))
+            if twice:
+                what.append("nonce %s used more than once" % ", ".join(map(str, twice)))
+            if later:
+                what.append("nonce %s already used" % ", ".join(map(str, later)))
+            raise Failed("nonce", "before nonce %d, round %d's games have %s" % (
+                r["nonce"], r["round"], "; ".join(what)))
+        passed("nonce", "round %d's games before it have nonces 0 to %d, each once"
+               % (r["round"], r["nonce"] - 1) if r["nonce"] else "the round's first game")
+
+        # commitment: the round was committed with it, and the revealed seed is its preimage.
+        if rnd["commitment"] != r["commitment"]:
+            raise Failed("commitment", "round %d is published with commitment %s, not the "
+                         "receipt's %s" % (r["round"], rnd["commitment"].hex(), r["commitment"].hex()))
+        seed = rnd["server_seed"]
+        if seed is None:
+            if r["round"] in left_without_reveal(pub):
+                raise Failed("commitment", "round %d was left without a reveal: a later round was "
+                             "committed, yet its server seed is not published, so this game can "
+                             "never be checked" % r["round"])
+            state["revealed"] = False
+            done.append({"check": "commitment", "result": NOT_REVEALED,
+                         "why": "round %d is published with this commitment; its server seed is "
+                         "not published yet" % r["round"]})
+        else:
+            if commitment_of(seed) != rnd["commitment"]:
+                raise Failed("commitment", "SHA-256 of round %d's published server seed is %s, "
+                             "not its commitment %s" % (r["round"], commitment_of(seed).hex(),
+                                                        rnd["commitment"].hex()))
+            passed("commitment", "SHA-256 of round %d's published server seed is the commitment"
+                   % r["round"])
+
+        # deal: the cards and first bidder are the ones the seeds and nonce give.
+        if seed is None:
+            done.append({"check": "deal", "result": NOT_REVEALED,
+                         "why": "the deal is recomputed once the server seed is published"})
+        else:
+            d = verify(seed, r["client_seeds"], r["nonce"])
+            want = [d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"]]
+            for name, got, w in zip(("seat 1's cards", "seat 2's cards", "seat 3's cards",
+                                     "the extra cards"), g["cards"], want):
+                if got != w:
+                    raise Failed("deal", "%s are published as %s, the seeds and nonce deal %s"
+                                 % (name, ",".join(map(str, got)), ",".join(map(str, w))))
+            if g["leader"] != d["leader"]:
+                raise Failed("deal", "the first bidder is published as seat %d, the seeds and "
+                             "nonce give seat %d" % (g["leader"], d["leader"]))
+            passed("deal", "the cards and first bidder are those of the seeds and nonce")
+    except Failed as f:
+        done.append({"check": f.check, "result": FAILED, "why": f.why})
+        return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": FAILED,
+                "check": f.check, "why": f.why, "checks": done}
+    result = VERIFIED if state["revealed"] else NOT_REVEALED
+    return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": result,
+            "check": None, "why": None, "checks": done}
+
+
+def _one_of_each_key(pairs):
+    """A JSON object, refused when it names a key twice (which of the two would count?)."""
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise ValueError("the key %s twice in one object" % json.dumps(k))
+        obj[k] = v
+    return obj
+
+
+def read_json_values(path):
+    """The JSON values of a file (or of stdin for "-"): one, or several one after another (as
+    psql prints deal_cards results, one a line)."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput("cannot read %s: %s" % (path, e))
+    decoder, values, pos = json.JSONDecoder(object_pairs_hook=_one_of_each_key), [], 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos == len(text):
+            break
+        try:
+            v, pos = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError) as e:
+            raise BadInput("%s is not JSON: %s" % (path, e))
+        values.append(v)
+    if not values:
+        raise BadInput("%s holds no JSON" % path)
+    return values
+
+
+def receipts_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="verify_deal.py receipts",
+        description="Check players' receipts (deal_cards results) against the house's "
+                    "publication (fair_publication(desk)).")
+    ap.add_argument("--publication", required=True, metavar="PUB.json",
+                    help="what fair_publication(desk) returned")
+    ap.add_argument("receipts", nargs="+", metavar="RECEIPT.json",
+                    help="a file of receipts: one, several one after another, or lists of them; - for stdin")
+    ap.add_argument("--seat", type=int, choices=(1, 2, 3), help="your seat, with --my-seed")
+    ap.add_argument("--my-seed", metavar="TEXT", help="the client seed you set, as you typed it")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    a = ap.parse_args(argv)
+    try:
+        if (a.seat is None) != (a.my_seed is None):
+            raise BadInput("--seat and --my-seed go together")
+        if a.my_seed is not None:
+            encode_client_seed(a.my_seed)
+        pubs = read_json_values(a.publication)
+        if len(pubs) != 1:
+            raise BadInput("%s holds %d JSON values, not one publication" % (a.publication, len(pubs)))
+        pub = parse_publication(pubs[0], a.publication)
+        receipts = []
+        for path in a.receipts:
+            values = [x for v in read_json_values(path) for x in (v if isinstance(v, list) else [v])]
+            for k, v in enumerate(values):
+                name = "stdin" if path == "-" else path
+                label = name if len(values) == 1 else "%s #%d" % (name, k + 1)
+                receipts.append((label, parse_receipt(v, label)))
+    except BadInput as e:
+        print("verify_deal.py: %s" % e, file=sys.stderr)
+        return 2
+    chain = walk_chain(pub)
+    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain), receipt=label)
+               for label, r in receipts]
+    desk = check_desk(pub, chain)
+    outcomes = {x["result"] for x in results} | {desk["result"]}
+    status = 1 if FAILED in outcomes else 3 if NOT_REVEALED in outcomes else 0
+    if a.json:
+        print(json.dumps({"receipts": results, "desk": desk, "exit": status}, ensure_ascii=False))
+    else:
+        for x in results:
+            line = "%s: game %d (round %d, nonce %d): %s" % (x["receipt"], x["game"], x["round"],
+                                                             x["nonce"], x["result"])
+            print(line + (": %s: %s" % (x["check"], x["why"]) if x["check"] else ""))
+        print(desk_line(desk, pub))
+    return status
+
+
+def desk_line(desk, pub):
+    if desk["result"] == VERIFIED:
+        return ("desk %d: verified: the chain of %d published games recomputes to chain_head%s; "
+                "no round was left without a reveal"
+                % (desk["desk"], desk["games"],
+                   " " + pub["chain_head"].hex() if pub["chain_head"] else " (none: no games)"))
+    return "desk %d: failed: %s" % (desk["desk"], "; ".join("%s: %s" % (p["check"], p["why"])
+                                                             for p in desk["problems"]))
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["receipts"]:
+        return receipts_main(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--server-seed", help="the revealed server seed, 64 hex digits")
@@ -246,6 +725,9 @@ def main(argv=None):
     ap.add_argument("--desk", type=int, help="--chain: the desk id")
     ap.add_argument("--cards", help="--chain: the 54 recorded cards, comma-separated")
     ap.add_argument("--leader", type=int, help="--chain: the recorded first bidder")
+    ap.add_argument("--player", action="append", default=[],
+                    help="--chain: the player of seats 1, 2, 3 in this order (three times), for "
+                         "protocol 2")
     a = ap.parse_args(argv)
     try:
         nonce = parse_nonce(a.nonce)
@@ -287,7 +769,16 @@ def chain_main(a, seed, commitment, nonce):
         p1, p2, p3, extra, leader = r["p1_cards"], r["p2_cards"], r["p3_cards"], r["extra_cards"], r["leader"]
     else:
         raise BadInput("--chain needs the recorded --cards and --leader, or --server-seed")
-    h = chain_hash(prev, a.desk, commitment, nonce, a.client_seed, p1, p2, p3, extra, leader).hex()
+    players = None
+    if a.player:
+        if len(a.player) != 3:
+            raise BadInput("give --player three times (seats 1, 2, 3), or not at all, got %d" % len(a.player))
+        try:
+            players = [int(p) for p in a.player]
+        except ValueError:
+            raise BadInput("a player is an integer, not one of %r" % (a.player,))
+    h = chain_hash(prev, a.desk, commitment, nonce, a.client_seed, p1, p2, p3, extra, leader,
+                   players).hex()
     if a.json:
         print(json.dumps({"chain_hash": h}))
     else:

@@ -1,21 +1,37 @@
 #!/usr/bin/env python3
 """Checks verifier/index.html in a real headless chromium, driven through chromedriver over the
-W3C WebDriver HTTP protocol (standard library only).
+W3C WebDriver HTTP protocol, and tools/verify_deal.py beside it (standard library only).
 
-    verify_page.py [DEALS.json ...]
+    verify_page.py [--publication PUB.json --receipts RECEIPTS.jsonl [--notified N.jsonl]]
+                   [DEALS.json ...]
 
-Each DEALS.json holds a list of deals (or an object with a "deals" list), each
-{server_seed, commitment, client_seeds: [3], nonce, p1_cards, p2_cards, p3_cards, extra_cards,
-leader}; tests/reference/fair_golden.json is always checked too. For every deal the page must
-show exactly the stored hands, extra cards and first bidder and say the commitment matches; with
-one client seed, the nonce, or one hex digit of the server seed changed it must show another deal
-(the one tools/verify_deal.py computes), and for the server seed a commitment that does not
-match. tools/verify_deal.py must agree with every stored deal too. The page must load nothing:
-no external references in its source, its own Content-Security-Policy, and no request in the
-browser's network log but the page itself. Exits 1 with a message on the first failure.
+One deal from its seeds: each DEALS.json holds a list of deals (or an object with a "deals"
+list), each {server_seed, commitment, client_seeds: [3], nonce, p1_cards, p2_cards, p3_cards,
+extra_cards, leader}; tests/reference/fair_golden.json is always checked too. For every deal the
+page must show exactly the stored hands, extra cards and first bidder and say the commitment
+matches; with one client seed, the nonce, or one hex digit of the server seed changed it must
+show another deal (the one tools/verify_deal.py computes), and for the server seed a commitment
+that does not match. tools/verify_deal.py must agree with every stored deal too, and its --chain
+with every golden chain hash.
+
+Receipts against a publication: RECEIPTS.jsonl holds what deal_cards returned at a desk, one a
+line (NOTIFIED.jsonl what it notified, which must be the same), PUB.json what fair_publication
+returned after. The page and `verify_deal.py receipts` must give every receipt the verdict
+tests/browser/receipt_cases.py says: "verified" for a revealed round's, "not revealed yet" for
+the round in force's, and for each kind of tampering (receipts changed; games changed, removed,
+inserted or given to other players with the chain relinked; a wrong server seed; a house seat
+with a seed; a round left without a reveal; a repeated nonce; cards the seeds do not deal)
+"failed" with the check that catches it named; golden publications made of
+tests/reference/fair_golden.json's chain hashes (protocols 1 and 2) must verify; input that is
+no publication or receipt must be refused with a clear message (exit status 2).
+
+The page must load nothing: no external references in its source, its own
+Content-Security-Policy, and no request in the browser's network log but the page itself.
+Exits 1 with a message on the first failure.
 
 CHROMIUM and CHROMEDRIVER name the programs (default: chromium, chromedriver on PATH).
 """
+import argparse
 import json
 import os
 import re
@@ -23,6 +39,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -37,6 +54,8 @@ CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, str(ROOT / "tools"))
 import verify_deal  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+import receipt_cases  # noqa: E402
 
 
 class Failure(Exception):
@@ -158,6 +177,20 @@ class Driver:
 INPUTS = ["server-seed", "commitment", "client-seed-1", "client-seed-2", "client-seed-3", "nonce"]
 OUTPUTS = ["seat1-cards", "seat2-cards", "seat3-cards", "extra-cards", "leader", "key",
            "commitment-check", "error", "result"]
+RECEIPT_ELEMENTS = ["publication", "receipts", "publication-file", "receipts-file", "my-seat",
+                    "my-seed", "check-receipts", "receipts-error", "receipts-result", "desk-line"]
+# What the page shows of its receipt check, read in one go: per row its game, result, check and
+# visible verdict; the desk line; the error; whether the result is shown.
+READ_RECEIPTS = """
+var rows = Array.from(document.querySelectorAll('#receipt-rows tr')).map(function (tr) {
+  return [tr.getAttribute('data-game'), tr.getAttribute('data-result'), tr.getAttribute('data-check'),
+          tr.querySelector('.verdict').textContent];
+});
+var line = document.getElementById('desk-line');
+return {rows: rows, desk: [line.getAttribute('data-result'), line.getAttribute('data-check'), line.textContent],
+        error: document.getElementById('receipts-error').textContent,
+        shown: !document.getElementById('receipts-result').hidden};
+"""
 
 
 class Page:
@@ -165,7 +198,7 @@ class Page:
         self.d = d
         self.url = PAGE.as_uri()
         d.s("POST", "/url", {"url": self.url})
-        self.el = {n: d.find("#" + n) for n in INPUTS + OUTPUTS + ["verify"]}
+        self.el = {n: d.find("#" + n) for n in INPUTS + OUTPUTS + RECEIPT_ELEMENTS + ["verify"]}
         self.typed = {}  # what each input holds, so that only changed ones are retyped
 
     def fill(self, server_seed, commitment, client_seeds, nonce):
@@ -185,6 +218,44 @@ class Page:
         self.d.s("POST", "/url", {"url": self.url + "#" + frag})
         self.typed = {}
         return self.read()
+
+    def set_text(self, name, text):
+        """Puts a long text (a publication, receipts) into a text box at once, as a paste does."""
+        self.d.s("POST", "/execute/sync", {"script": "arguments[0].value = arguments[1];",
+                                          "args": [{self.d.element_key: self.el[name]}, text]})
+
+    def mine(self, mine):
+        seat, seed = mine if mine else ("", "")
+        self.d.click(self.d.find('#my-seat option[value="%s"]' % seat))
+        if self.d.prop(self.el["my-seat"], "value") != str(seat):
+            fail("choosing seat %r on the page did not take" % (seat,))
+        if self.typed.get("my-seed") != seed:
+            self.d.type_into(self.el["my-seed"], seed)
+            self.typed["my-seed"] = seed
+
+    def check_receipts(self, publication, receipts, mine=None):
+        """Pastes a publication and receipts (texts), gives the seat and seed, and reads the
+        verdicts."""
+        self.set_text("publication", publication)
+        self.set_text("receipts", receipts)
+        self.mine(mine)
+        self.d.click(self.el["check-receipts"])
+        return self.read_receipts()
+
+    def read_receipts(self):
+        return self.d.s("POST", "/execute/sync", {"script": READ_RECEIPTS, "args": []})
+
+    def upload(self, name, paths, box):
+        """Chooses files in a file input, as a user does, and waits for the page to read them
+        into its text box."""
+        self.d.s("POST", "/execute/sync", {"script": "arguments[0].removeAttribute('data-files');",
+                                          "args": [{self.d.element_key: self.el[box]}]})
+        self.d.s("POST", "/element/%s/value" % self.el[name], {"text": "\n".join(map(str, paths))})
+        deadline = time.time() + 10
+        while self.d.attr(self.el[box], "data-files") != str(len(paths)):
+            if time.time() > deadline:
+                fail("the page did not read the %d file(s) chosen in #%s" % (len(paths), name))
+            time.sleep(0.05)
 
     def read(self):
         g = lambda n: self.d.text(self.el[n])
@@ -369,6 +440,156 @@ def check_network(d, page_url):
         fail("the browser console reports: %s" % "; ".join(problems[:3]))
 
 
+# --- receipts against a publication ------------------------------------------------------------
+
+def receipts_text(receipts, k):
+    """Receipts as a player pastes or saves them: one a line (as psql prints deal_cards results),
+    or as a JSON list, by turns."""
+    if k % 2 == 0:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in receipts)
+    return json.dumps(receipts, ensure_ascii=False, indent=1)
+
+
+def expected_rows(case):
+    return [(str(r["game"]), v[0], v[1] or "") for r, v in zip(case.receipts, case.verdicts)]
+
+
+def compare_verdicts(who, case, rows, desk_result, desk_checks):
+    want = expected_rows(case)
+    if len(rows) != len(want):
+        fail("%s, %s: %d verdicts for %d receipts" % (who, case.name, len(rows), len(want)))
+    for k, (got, w) in enumerate(zip(rows, want)):
+        if tuple(got[:3]) != w:
+            fail("%s, %s: receipt %d (game %s) is %s, expected %s (%s)"
+                 % (who, case.name, k + 1, w[0], " / ".join(x for x in got[1:3] if x),
+                    " / ".join(x for x in w[1:] if x), got[3] if len(got) > 3 else ""))
+    if desk_result != case.desk[0] or set(desk_checks) != set(case.desk[1]):
+        fail("%s, %s: the desk line is %s %s, expected %s %s"
+             % (who, case.name, desk_result, sorted(desk_checks), case.desk[0], sorted(case.desk[1])))
+
+
+def check_page_case(page, case, k):
+    got = page.check_receipts(json.dumps(case.publication, ensure_ascii=False),
+                              receipts_text(case.receipts, k), case.mine)
+    compare_page(case, got)
+
+
+def compare_page(case, got):
+    if got["error"] or not got["shown"]:
+        fail("page, %s: no verdicts shown (error: %r)" % (case.name, got["error"]))
+    for game, result, check, text in got["rows"]:
+        lead = result + (": %s: " % check if check else "")
+        if not (text == lead if not check else text.startswith(lead)):
+            fail("page, %s: game %s shows %r for %s %s" % (case.name, game, text, result, check))
+    desk_result, desk_checks, desk_text = got["desk"]
+    if not desk_text.startswith("desk %d: %s" % (case.publication["desk"], desk_result)):
+        fail("page, %s: the desk line reads %r" % (case.name, desk_text))
+    compare_verdicts("page", case, got["rows"], desk_result, [c for c in desk_checks.split(",") if c])
+
+
+def check_cli_case(case, k, tmp):
+    pub = tmp / ("publication-%d.json" % k)
+    pub.write_text(json.dumps(case.publication, ensure_ascii=False), encoding="utf-8")
+    rs = tmp / ("receipts-%d.json" % k)
+    rs.write_text(receipts_text(case.receipts, k), encoding="utf-8")
+    args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs), "--json"]
+    if case.mine:
+        args += ["--seat", str(case.mine[0]), "--my-seed=" + case.mine[1]]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != case.exit_status():
+        fail("tools/verify_deal.py receipts, %s: exit status %d, expected %d: %s"
+             % (case.name, p.returncode, case.exit_status(), (p.stderr or p.stdout).strip()[:300]))
+    out = json.loads(p.stdout)
+    rows = [(str(x["game"]), x["result"], x["check"] or "", x["why"] or "") for x in out["receipts"]]
+    compare_verdicts("tools/verify_deal.py receipts", case, rows, out["desk"]["result"],
+                     [x["check"] for x in out["desk"]["problems"]])
+
+
+def check_cli_text(case, tmp):
+    """The lines a person reads: one per receipt, then the desk's."""
+    pub, rs = tmp / "text-publication.json", tmp / "text-receipts.jsonl"
+    pub.write_text(json.dumps(case.publication), encoding="utf-8")
+    rs.write_text(receipts_text(case.receipts, 0), encoding="utf-8")
+    p = subprocess.run([sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs)],
+                       capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    if p.returncode != case.exit_status() or len(lines) != len(case.receipts) + 1:
+        fail("tools/verify_deal.py receipts, %s: exit status %d and %d lines: %s"
+             % (case.name, p.returncode, len(lines), p.stdout + p.stderr))
+    for k, (line, r, v) in enumerate(zip(lines, case.receipts, case.verdicts)):
+        head = "%s #%d: game %d (round %d, nonce %d): %s" % (rs, k + 1, r["game"], r["round"], r["nonce"], v[0])
+        if not (line == head if v[0] != "failed" else line.startswith(head + ": %s: " % v[1])):
+            fail("tools/verify_deal.py receipts prints %r, expected %r" % (line, head))
+    if not lines[-1].startswith("desk %d: %s" % (case.publication["desk"], case.desk[0])):
+        fail("tools/verify_deal.py receipts ends with %r" % lines[-1])
+
+
+def check_cli_chain():
+    """verify_deal.py --chain gives each golden chain hash, under protocol 1 without players and
+    under protocol 2 with them."""
+    for c in json.loads(GOLDEN.read_text(encoding="utf-8"))["chain"]:
+        cards = c["p1_cards"] + c["p2_cards"] + c["p3_cards"] + c["extra_cards"]
+        args = [sys.executable, str(TOOL), "--chain", "--desk=%d" % c["desk"], "--commitment", c["commitment"],
+                "--nonce", str(c["nonce"]), "--prev-hash", c["prev_hash"], "--cards", ",".join(map(str, cards)),
+                "--leader", str(c["leader"]), "--json"]
+        args += ["--client-seed=" + s for s in c["client_seeds"]] + ["--player=%d" % p for p in c.get("players", [])]
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode != 0 or json.loads(p.stdout)["chain_hash"] != c["chain_hash"]:
+            fail("tools/verify_deal.py --chain, %s: %s" % (c["name"], (p.stdout + p.stderr).strip()))
+
+
+def check_page_by_hand(page, case, tmp):
+    """The real desk's files chosen in the page's file inputs, then one receipt typed key by key
+    and the player's own seat and seed."""
+    pub, rs = tmp / "upload-publication.json", [tmp / "upload-a.jsonl", tmp / "upload-b.json"]
+    pub.write_text(json.dumps(case.publication, ensure_ascii=False), encoding="utf-8")
+    half = len(case.receipts) // 2
+    rs[0].write_text(receipts_text(case.receipts[:half], 0), encoding="utf-8")
+    rs[1].write_text(receipts_text(case.receipts[half:], 1), encoding="utf-8")
+    page.upload("publication-file", [pub], "publication")
+    page.upload("receipts-file", rs, "receipts")
+    page.mine(case.mine)
+    page.d.click(page.el["check-receipts"])
+    compare_page(case, page.read_receipts())
+    # Typed: the first receipt, with its seat 1's seed given as the player typed it.
+    r = case.receipts[0]
+    seed = bytes.fromhex(r["client_seeds"][0]).decode("utf-8")
+    one = receipt_cases.Case(case.name + ", one receipt typed", case.publication, [r], case.verdicts[:1],
+                             mine=(1, seed))
+    page.d.type_into(page.el["receipts"], json.dumps(r, ensure_ascii=False))
+    page.mine(one.mine)
+    page.d.click(page.el["check-receipts"])
+    compare_page(one, page.read_receipts())
+    # What a person sees: the visible verdict text.
+    shown = page.d.text(page.d.find("#receipt-1 .verdict"))
+    if shown != one.verdicts[0][0]:
+        fail("page, %s: the verdict reads %r" % (one.name, shown))
+
+
+def check_bad_receipt_input(page, bad, tmp):
+    for k, (name, pub, rs, words) in enumerate(bad):
+        page.set_text("publication", pub)
+        page.set_text("receipts", rs)
+        page.mine(None)
+        page.d.click(page.el["check-receipts"])
+        got = page.read_receipts()
+        if got["shown"] or words.lower() not in got["error"].lower():
+            fail("the page does not refuse %s with a clear message (shows %r)" % (name, got["error"]))
+        p_pub, p_rs = tmp / ("bad-pub-%d.json" % k), tmp / ("bad-receipts-%d.json" % k)
+        p_pub.write_text(pub, encoding="utf-8")
+        p_rs.write_text(rs, encoding="utf-8")
+        p = subprocess.run([sys.executable, str(TOOL), "receipts", "--publication", str(p_pub), str(p_rs)],
+                           capture_output=True, text=True)
+        if p.returncode != 2 or words.lower() not in p.stderr.lower():
+            fail("tools/verify_deal.py receipts does not refuse %s (exit %d): %s"
+                 % (name, p.returncode, p.stderr.strip()))
+
+
+def load_receipts(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def load_deals(path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
@@ -380,37 +601,78 @@ def load_deals(path):
 
 def main():
     start = time.time()
-    files = [str(GOLDEN)] + sys.argv[1:]
+    ap = argparse.ArgumentParser(description="Checks the verifier page and tools/verify_deal.py.")
+    ap.add_argument("--publication", help="a desk's fair_publication")
+    ap.add_argument("--receipts", help="the desk's deal_cards results, one a line")
+    ap.add_argument("--notified", help="the desk's notifications' payloads, one a line")
+    ap.add_argument("deals", nargs="*", help="files of revealed deals")
+    a = ap.parse_args()
+    files = [str(GOLDEN)] + a.deals
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "chromium"
     chromedriver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver") or "chromedriver"
     d = None
+    tmp_dir = tempfile.TemporaryDirectory(prefix="dealcards-verifier-")
+    tmp = Path(tmp_dir.name)
     try:
         check_static()
         deals = []
         for path in files:
             deals += [(x, path == str(GOLDEN)) for x in load_deals(path)]
+        cases = receipt_cases.golden_cases()
+        if (a.publication is None) != (a.receipts is None):
+            fail("--publication and --receipts go together")
+        if a.publication:
+            with open(a.publication, encoding="utf-8") as f:
+                pub = json.load(f)
+            receipts = load_receipts(a.receipts)
+            if a.notified and load_receipts(a.notified) != receipts:
+                fail("the notifications of the deals are not the receipts deal_cards returned")
+            try:
+                real = receipt_cases.real_cases(pub, receipts)
+            except ValueError as e:
+                fail(str(e))
+            cases = real + cases
+        else:
+            pub, receipts = cases[0].publication, cases[0].receipts
+        bad = receipt_cases.bad_inputs(pub, receipts)
+
         d = Driver(chromedriver, chromium)
         page = Page(d)
         for i, (deal, golden) in enumerate(deals):
             check_deal(page, deal, i, via_fragment=golden)
         check_errors(page)
+        for k, case in enumerate(cases):
+            check_page_case(page, case, k)
+        check_page_by_hand(page, cases[0], tmp)
+        check_bad_receipt_input(page, bad, tmp)
         check_network(d, page.url)
         version = d.browser_version
         d.quit()
         d = None
         for deal, _ in deals:
             check_cli(deal)
+        for k, case in enumerate(cases):
+            check_cli_case(case, k, tmp)
+        check_cli_text(cases[0], tmp)
+        check_cli_chain()
     except Failure as e:
         print("verifier page: FAILED: %s" % e, file=sys.stderr)
         return 1
     finally:
         if d:
             d.quit()
+        tmp_dir.cleanup()
     golden = sum(1 for _, g in deals if g)
     print("verifier page: %d deals checked in chromium %s (%d golden, %d from %s), "
-          "3 changes each, tools/verify_deal.py agrees, no network requests, %.1fs"
-          % (len(deals), version, golden, len(deals) - golden,
-             ", ".join(files[1:]) or "no other file", time.time() - start))
+          "3 changes each, tools/verify_deal.py agrees, no network requests"
+          % (len(deals), version, golden, len(deals) - golden, ", ".join(files[1:]) or "no other file"))
+    print("receipts: %d cases of a publication and receipts (%d receipts; %d as dealt, %d golden, "
+          "%d tampered with) checked on the page and with tools/verify_deal.py receipts; %d kinds "
+          "of bad input refused; %.1fs"
+          % (len(cases), sum(len(c.receipts) for c in cases), 1 if a.publication else 0,
+             sum(1 for c in cases if c.name.startswith("golden")),
+             sum(1 for c in cases if c.name != "the desk as dealt" and not c.name.startswith("golden")),
+             len(bad), time.time() - start))
     return 0
 
 

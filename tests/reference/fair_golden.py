@@ -55,16 +55,23 @@ def chain_cases():
     reveal), and single first games of desks -1 and 2^31-1 (the 4-byte two's complement)."""
     out = []
 
-    def add(name, prev, desk, seed, client_seeds, nonce):
+    def add(name, prev, desk, seed, client_seeds, nonce, players=None):
         d = deal_case(name, seed, client_seeds, nonce)
         h = v.chain_hash(prev, desk, bytes.fromhex(d["commitment"]), nonce, client_seeds,
-                         d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"], d["leader"])
-        out.append({
+                         d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"], d["leader"],
+                         players)
+        case = {
             "name": name, "prev_hash": prev.hex(), "desk": desk, "commitment": d["commitment"],
-            "nonce": nonce, "client_seeds": client_seeds,
+            "nonce": nonce,
+        }
+        if players is not None:
+            case["players"] = players
+        case.update({
+            "client_seeds": client_seeds,
             "p1_cards": d["p1_cards"], "p2_cards": d["p2_cards"], "p3_cards": d["p3_cards"],
             "extra_cards": d["extra_cards"], "leader": d["leader"], "chain_hash": h.hex(),
         })
+        out.append(case)
         return h
 
     h = add("desk 7, first fair game", ZERO, 7, COUNTING, ["alice", "", "Zo\u00eb"], 0)
@@ -72,6 +79,13 @@ def chain_cases():
     add("desk 7, third game, first under a new commitment", h, 7, ONES, ["alice", "bob", "\u724c"], 0)
     add("desk -1, first fair game", ZERO, -1, ZERO, ["", "", ""], 0)
     add("desk 2^31-1, first fair game", ZERO, 2**31 - 1, ONES, [LONG_SEED, "", "x"], 2**63 - 1)
+    # Protocol 2: each seat's player before its seed.
+    h = add("protocol 2: desk 7, first game", ZERO, 7, COUNTING, ["alice", "", "Zo\u00eb"], 0,
+            [71, 72, 73])
+    add("protocol 2: the same game with seats 1 and 2 swapped", ZERO, 7, COUNTING,
+        ["alice", "", "Zo\u00eb"], 0, [72, 71, 73])
+    add("protocol 2: after a protocol-2 game, negative and largest player ids", h, 7, COUNTING,
+        ["alice", "bob", "Zo\u00eb"], 1, [-1, 2**63 - 1, -2**63])
     return out
 
 

@@ -1,6 +1,8 @@
 //! Connections to the throwaway server `make test` starts.
 #![allow(dead_code)]
 
+pub mod catalog;
+
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;

@@ -23,7 +23,7 @@ pub const EXTRA_CARDS: usize = DECK_SIZE - SEATS * HAND_SIZE;
 pub struct DouDizhuDeal {
     pub hands: [[i32; HAND_SIZE]; SEATS],
     pub extra: [i32; EXTRA_CARDS],
-    pub first_bidder: u8,
+    pub leader: u8,
 }
 
 impl DouDizhuDeal {
@@ -31,12 +31,12 @@ impl DouDizhuDeal {
     pub fn deal(stream: &mut Stream) -> Self {
         let mut deck = new_deck();
         fisher_yates(&mut deck, stream, &mut || {});
-        let first_bidder = first_bidder(stream);
-        DouDizhuDeal::from_shuffled(&deck, first_bidder)
+        let leader = leader(stream);
+        DouDizhuDeal::from_shuffled(&deck, leader)
     }
 
     /// Splits a shuffled deck in dealing order: 17, 17, 17, then the 3 extra cards.
-    pub fn from_shuffled(deck: &[i32; DECK_SIZE], first_bidder: u8) -> Self {
+    pub fn from_shuffled(deck: &[i32; DECK_SIZE], leader: u8) -> Self {
         let mut chunks = deck.chunks_exact(HAND_SIZE);
         let hands = std::array::from_fn(|_| {
             chunks
@@ -52,18 +52,18 @@ impl DouDizhuDeal {
         DouDizhuDeal {
             hands,
             extra,
-            first_bidder,
+            leader,
         }
     }
 
     /// The seat the procedure's two opening bid records name: the one before the first bidder.
     pub fn opening_bid_seat(&self) -> u8 {
-        previous_seat(self.first_bidder)
+        previous_seat(self.leader)
     }
 }
 
 /// The seat that bids first, uniform in 1..3.
-pub fn first_bidder(stream: &mut Stream) -> u8 {
+pub fn leader(stream: &mut Stream) -> u8 {
     stream.below(SEATS as u32) as u8 + 1
 }
 
@@ -207,12 +207,12 @@ mod tests {
             let mut cards = all_cards(&deal);
             cards.sort_unstable();
             assert_eq!(cards, (1..=54).collect::<Vec<_>>());
-            assert!((1..=3).contains(&deal.first_bidder));
+            assert!((1..=3).contains(&deal.leader));
         }
     }
 
     #[test]
-    fn deal_splits_the_fisher_yates_deck_then_draws_the_first_bidder() {
+    fn deal_splits_the_fisher_yates_deck_then_draws_the_leader() {
         // The deck is the seeded shuffle of 1..54 for the counting seed, as computed by
         // tests/reference/seeded_shuffle.py (the same vector shuffle.rs pins); the first bidder
         // is that program's next `1 + below(3)` on the same stream (Stream.below after
@@ -228,7 +228,7 @@ mod tests {
             ]
         );
         assert_eq!(deal.extra, [25, 22, 27]);
-        assert_eq!(deal.first_bidder, 3);
+        assert_eq!(deal.leader, 3);
         assert_eq!(deal.opening_bid_seat(), 2);
     }
 
@@ -351,7 +351,7 @@ mod tests {
     fn broken_deal(shuffle: fn(&mut [i32], &mut Stream), stream: &mut Stream) -> DouDizhuDeal {
         let mut deck = new_deck();
         shuffle(&mut deck, stream);
-        DouDizhuDeal::from_shuffled(&deck, first_bidder(stream))
+        DouDizhuDeal::from_shuffled(&deck, leader(stream))
     }
 
     #[test]
@@ -381,7 +381,7 @@ mod tests {
         );
     }
 
-    fn first_bidder_counts(draws: usize, mut draw: impl FnMut() -> u8) -> Vec<u64> {
+    fn leader_counts(draws: usize, mut draw: impl FnMut() -> u8) -> Vec<u64> {
         let mut counts = vec![0u64; SEATS];
         for _ in 0..draws {
             counts[draw() as usize - 1] += 1;
@@ -390,20 +390,20 @@ mod tests {
     }
 
     #[test]
-    fn first_bidder_is_uniform_and_a_byte_modulo_draw_is_caught() {
+    fn the_leader_is_uniform_and_a_byte_modulo_draw_is_caught() {
         // The byte modulo draw below gives seat 1 86 times in 256 instead of 85 1/3: over three
         // million draws its expected chi-square is about 93 (df 2), four standard deviations
         // above the 18.4 that p = 1e-4 needs, so the control is not a coin flip.
         let draws = 3_000_000;
         let mut stream = seeded(22);
-        let fair = first_bidder_counts(draws, || first_bidder(&mut stream));
+        let fair = leader_counts(draws, || leader(&mut stream));
         let test = stats::chi_square_uniform(&fair);
         assert_eq!(test.df, 2);
         assert!(test.p_value > ALPHA, "fair first bidder rejected: {test:?}");
 
         // The `abs(checksum(newid())) % 3 + 1` shape of the procedure, with an 8-bit random value.
         let mut stream = seeded(22);
-        let biased = first_bidder_counts(draws, || (stream.next_u32() as u8) % 3 + 1);
+        let biased = leader_counts(draws, || (stream.next_u32() as u8) % 3 + 1);
         let test = stats::chi_square_uniform(&biased);
         assert!(
             test.p_value < ALPHA,
@@ -412,10 +412,10 @@ mod tests {
     }
 
     #[test]
-    fn the_deals_first_bidder_is_uniform_too() {
+    fn the_deals_leader_is_uniform_too() {
         // The same check over whole deals: the draw after the shuffle is not tied to it.
         let mut stream = seeded(23);
-        let counts = first_bidder_counts(30_000, || DouDizhuDeal::deal(&mut stream).first_bidder);
+        let counts = leader_counts(30_000, || DouDizhuDeal::deal(&mut stream).leader);
         let test = stats::chi_square_uniform(&counts);
         assert!(
             test.p_value > ALPHA,

@@ -24,6 +24,30 @@ pub const MAX_CLIENT_SEED_BYTES: usize = 256;
 /// The chain hash before a desk's first fair game.
 pub const CHAIN_START: Hash = [0; 32];
 
+/// The version of the protocol a round is committed under (docs/provably_fair.md). Version 1
+/// (rounds committed before 0.5.0) chains the games without their players; version 2 chains
+/// who sits in each seat too. The deal itself is the same in both.
+pub const PROTOCOL: i16 = 2;
+
+/// Checks a round's house seats (the seats the house plays, whose seeds are fixed at the
+/// commitment): seats 1 to 3, each at most once. Returns which seats they are.
+pub fn house_seats(seats: &[Option<i32>]) -> Result<[bool; SEATS], Error> {
+    let mut house = [false; SEATS];
+    for seat in seats {
+        let seat = seat.ok_or_else(|| Error::invalid("a house seat cannot be NULL"))?;
+        let index = usize::try_from(seat)
+            .ok()
+            .filter(|s| (1..=SEATS).contains(s))
+            .ok_or_else(|| Error::invalid(format!("a house seat is 1 to {SEATS}, got {seat}")))?;
+        if std::mem::replace(&mut house[index - 1], true) {
+            return Err(Error::invalid(format!(
+                "seat {seat} is named twice as a house seat"
+            )));
+        }
+    }
+    Ok(house)
+}
+
 /// A fresh server seed from the operating system's entropy.
 pub fn new_server_seed() -> Result<ServerSeed, Error> {
     rng::os_seed()
@@ -48,6 +72,28 @@ pub fn check_client_seed(seat: usize, seed: &[u8]) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// The client seeds as the protocol takes them: three, none NULL, each at most 256 bytes.
+pub fn client_seeds(seeds: &[Option<Vec<u8>>]) -> Result<[&[u8]; SEATS], Error> {
+    if seeds.len() != SEATS {
+        return Err(Error::invalid(format!(
+            "a deal takes {SEATS} client seeds (seats 1 to {SEATS}), got {}",
+            seeds.len()
+        )));
+    }
+    let mut out: [&[u8]; SEATS] = [&[]; SEATS];
+    for (seat, (slot, seed)) in out.iter_mut().zip(seeds).enumerate() {
+        let seed = seed.as_deref().ok_or_else(|| {
+            Error::invalid(format!(
+                "the client seed of seat {} is NULL: a seat without a seed uses ''",
+                seat + 1
+            ))
+        })?;
+        check_client_seed(seat + 1, seed)?;
+        *slot = seed;
+    }
+    Ok(out)
 }
 
 /// Checks a nonce: 0 or more.
@@ -106,6 +152,8 @@ pub struct Recorded<'a> {
     pub desk_id: i32,
     pub commitment: &'a [u8],
     pub nonce: i64,
+    /// The players of seats 1 to 3, which protocol 2 chains; none under protocol 1.
+    pub players: Option<[i64; SEATS]>,
     pub client_seeds: [&'a [u8]; SEATS],
     /// p1, p2, p3 and the extra cards.
     pub hands: [&'a [i32]; SEATS + 1],
@@ -118,6 +166,7 @@ impl<'a> Recorded<'a> {
         desk_id: i32,
         commitment: &'a Hash,
         nonce: u64,
+        players: Option<[i64; SEATS]>,
         client_seeds: [&'a [u8]; SEATS],
         deal: &'a DouDizhuDeal,
     ) -> Self {
@@ -125,9 +174,10 @@ impl<'a> Recorded<'a> {
             desk_id,
             commitment,
             nonce: nonce as i64,
+            players,
             client_seeds,
             hands: [&deal.hands[0], &deal.hands[1], &deal.hands[2], &deal.extra],
-            leader: deal.first_bidder as i16,
+            leader: deal.leader as i16,
         }
     }
 
@@ -140,14 +190,15 @@ impl<'a> Recorded<'a> {
                 &deal.hands[2],
                 &deal.extra,
             ]
-            && self.leader == deal.first_bidder as i16
+            && self.leader == deal.leader as i16
     }
 }
 
 /// The chain hash of a recorded game after `previous`: SHA-256 over the previous hash, the desk
-/// id, the commitment, the nonce, the client seeds, the 54 cards (a byte each) and the first
-/// bidder. A record that cannot be encoded (a card outside 1..54, a hand of the wrong size, a
-/// commitment of the wrong length) is an error naming what is wrong.
+/// id, the commitment, the nonce, each seat's player (protocol 2 only, 8 bytes big-endian) and
+/// client seed, the 54 cards (a byte each) and the first bidder. A record that cannot be
+/// encoded (a card outside 1..54, a hand of the wrong size, a commitment of the wrong length)
+/// is an error naming what is wrong.
 pub fn chain_hash(previous: &Hash, game: &Recorded) -> Result<Hash, String> {
     if game.commitment.len() != 32 {
         return Err(format!(
@@ -161,11 +212,14 @@ pub fn chain_hash(previous: &Hash, game: &Recorded) -> Result<Hash, String> {
     hasher.update(game.desk_id.to_be_bytes());
     hasher.update(game.commitment);
     hasher.update(game.nonce.to_be_bytes());
-    let mut seeds = Vec::new();
-    for seed in game.client_seeds {
-        put_seed(&mut seeds, seed);
+    let mut seats = Vec::new();
+    for (seat, seed) in game.client_seeds.iter().enumerate() {
+        if let Some(players) = game.players {
+            seats.extend_from_slice(&players[seat].to_be_bytes());
+        }
+        put_seed(&mut seats, seed);
     }
-    hasher.update(&seeds);
+    hasher.update(&seats);
     let mut cards = Vec::with_capacity(DECK_SIZE);
     for (hand, size) in game.hands.iter().zip(sizes) {
         if hand.len() != size {
@@ -227,6 +281,8 @@ pub fn check_game(
     }
     problems
 }
+
+pub mod verify;
 
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,11 @@
 //! dealcards-core: the algorithms of dealcards, in plain Rust, with no PostgreSQL in sight.
 //!
 //! The ChaCha20 stream and its exact bounded draws (`rng`), Fisher-Yates (`shuffle`), sampling
-//! integer ranges (`sample`) and moving array items (`items`), cards and the Dou Dizhu deal
-//! (`cards`, `deal`), provably fair deals (`fair`), Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`),
-//! scratch buffers (`scratch`) and the errors they report (`error`). The extension crate turns
+//! integer ranges (`sample`), samples and shuffles of rows (`rows`) and moving array items
+//! (`items`), cards and the Dou Dizhu deal (`cards`, `deal`), provably fair deals (`fair`),
+//! Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`), orders spread by group
+//! so neighbours differ (`spread`), scratch buffers (`scratch`) and the errors they report
+//! (`error`). The extension crate turns
 //! these into SQL functions; `cargo test` here needs no server.
 
 pub mod cards;
@@ -14,9 +16,11 @@ pub mod freecell;
 pub mod items;
 pub mod playlist;
 pub mod rng;
+pub mod rows;
 pub mod sample;
 pub mod scratch;
 pub mod shuffle;
+pub mod spread;
 
 /// The broken shuffles of the fairness battery, which the unit tests use as negative controls,
 /// drawing from this crate's own `Stream`.

@@ -27,6 +27,9 @@ use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
 use crate::shuffle::fisher_yates;
 
+pub mod groups;
+pub mod memory;
+
 /// How a queue chooses its next track.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -82,6 +85,18 @@ impl Mode {
     }
 }
 
+/// The stream of a seeded queue's `operation`-th operation (0 for its creation, then 1, 2, ...
+/// for each call that changes it, docs/playlist.md says which): ChaCha20 keyed with
+/// SHA-256(seed ‖ operation as 8 little-endian bytes). Each operation has a stream of its own, so
+/// an operation's draws never depend on how many words the ones before it took.
+pub fn operation_stream(seed: &[u8; 32], operation: u64) -> Stream {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(seed);
+    hasher.update(operation.to_le_bytes());
+    Stream::from_seed(hasher.finalize().into())
+}
+
 /// Draws a uniform integer in `0..bound` (`bound >= 1`).
 pub trait Draw {
     fn draw(&mut self, bound: u64) -> u64;
@@ -120,7 +135,28 @@ pub trait Tape {
     /// `start .. hole` each move one position up; then `start` is filled from the front as in
     /// [`Tape::fill_from_front`].
     fn close_up(&mut self, front: i64, start: i64, hole: i64);
+    /// The tracks at positions `a` and `b` change places.
+    fn swap(&mut self, a: i64, b: i64);
+    /// The weights of the tracks at these positions, in order (a weighted queue's; the tape
+    /// of an unweighted queue is never asked).
+    fn weights(&mut self, positions: &[i64]) -> Vec<u64> {
+        let _ = positions;
+        unreachable!("the tape of an unweighted queue is asked for weights")
+    }
 }
+
+/// How many tries of a weighted pick a tape is asked for at once: the weights of several drawn
+/// places read together (each try draws its place and its test whether it is taken or not, so
+/// the tries read ahead change nothing drawn).
+pub const WEIGHED_AT_ONCE: usize = 4;
+
+/// How deep in a plain queue's history a jump still keeps the history's order exactly, from
+/// either end (see [`Queue::jump`]): the shift it costs is at most this many places.
+pub const EXACT_JUMP: u64 = 32;
+
+/// The largest weight a track may have: a weighted pick takes `heaviest / mean` tries on
+/// average, so weights are bounded.
+pub const MAX_WEIGHT: u64 = 1000;
 
 /// The state of one queue: everything but its positions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,6 +194,47 @@ pub fn check_playlist(tracks: &mut [i64]) -> Result<(), Error> {
 /// in a random order: the tape's initial content, positions 0, 1, ...
 pub fn starting_order(tracks: &mut [i64], stream: &mut Stream, check: &mut dyn FnMut()) {
     fisher_yates(tracks, stream, check);
+}
+
+/// How many of a listener's recent plays a new queue can hold back: the most recent `recent`
+/// tracks of the playlist, at most half of it (so a queue always has most of its tracks to
+/// start with). `recent` lists tracks most recent first; the result keeps that order.
+pub fn held_back(recent: &[i64], playlist: &[i64]) -> Vec<i64> {
+    let in_playlist: std::collections::HashSet<i64> = playlist.iter().copied().collect();
+    let mut seen = std::collections::HashSet::new();
+    recent
+        .iter()
+        .copied()
+        .filter(|t| in_playlist.contains(t) && seen.insert(*t))
+        .take(playlist.len() / 2)
+        .collect()
+}
+
+/// [`starting_order`] for a listener who played `held` recently (most recent first, from
+/// [`held_back`]): the other tracks, in the order given, shuffled (Fisher-Yates) at the front
+/// of the tape, then the held tracks, least recent first, so that the most recent is the last
+/// the window reaches. Nothing is drawn for the held tracks.
+pub fn starting_order_holding(
+    tracks: &mut [i64],
+    held: &[i64],
+    stream: &mut Stream,
+    check: &mut dyn FnMut(),
+) {
+    if held.is_empty() {
+        return starting_order(tracks, stream, check);
+    }
+    let held_set: std::collections::HashSet<i64> = held.iter().copied().collect();
+    let others: Vec<i64> = tracks
+        .iter()
+        .copied()
+        .filter(|t| !held_set.contains(t))
+        .collect();
+    let split = others.len();
+    tracks[..split].copy_from_slice(&others);
+    for (slot, &t) in tracks[split..].iter_mut().zip(held.iter().rev()) {
+        *slot = t;
+    }
+    fisher_yates(&mut tracks[..split], stream, check);
 }
 
 impl Queue {
@@ -262,6 +339,47 @@ impl Queue {
         track
     }
 
+    /// Random play with weights: a new pick whose probability is the track's weight over the
+    /// sum of the weights of the tracks not among the last `window` played (a replay when `^`
+    /// is behind `*`). Each try draws a place `i` among those eligible and `v` below
+    /// `heaviest` (at least every weight the queue holds), and takes the place when `v` is
+    /// below its track's weight: rejection sampling, exact, `heaviest / mean` tries on
+    /// average.
+    pub fn next_weighted(
+        &mut self,
+        tape: &mut dyn Tape,
+        draw: &mut dyn Draw,
+        heaviest: u64,
+    ) -> i64 {
+        debug_assert_eq!(self.mode, Mode::Random);
+        if self.behind > 0 {
+            return self.next(tape, draw);
+        }
+        let eligible = self.eligible();
+        loop {
+            let tries: Vec<(i64, u64)> = (0..WEIGHED_AT_ONCE)
+                .map(|_| {
+                    let place = self.front + draw.draw(eligible) as i64;
+                    (place, draw.draw(heaviest))
+                })
+                .collect();
+            let places: Vec<i64> = tries.iter().map(|t| t.0).collect();
+            let weights = tape.weights(&places);
+            if let Some(&(drawn, _)) = tries
+                .iter()
+                .zip(&weights)
+                .find(|(t, &w)| t.1 < w)
+                .map(|p| p.0)
+            {
+                let end = self.front + self.tracks as i64;
+                let track = tape.pick(self.front, drawn, end);
+                self.front += 1;
+                self.history = (self.history + 1).min(self.history_limit());
+                return track;
+            }
+        }
+    }
+
     /// The previous track: `^` steps back through the history. At the oldest track remembered,
     /// `^` stays and that track plays again; before the first pick there is none.
     pub fn prev(&mut self, tape: &mut dyn Tape) -> Option<i64> {
@@ -270,6 +388,56 @@ impl Queue {
         }
         self.behind = (self.behind + 1).min(self.history - 1);
         self.current(tape)
+    }
+
+    /// The track plays now (the listener tapped it), and the shuffle goes on from it: it becomes
+    /// the newest pick, where a pick would have put it, so it does not come back for as long as
+    /// any pick does. A track the window would not have reached moves to the end of the tape as
+    /// a pick does (one swap). A track in the history plays again as the newest: if it played
+    /// within the last [`EXACT_JUMP`] plays or among the oldest [`EXACT_JUMP`] remembered, it
+    /// leaves its place there as a removed track does (what played keeps its order without it;
+    /// the shorter side of the history, at most [`EXACT_JUMP`] places, shifts by one place);
+    /// deeper in the history, the oldest play remembered moves into its place (walking back,
+    /// previous hears it there, and the walk ends one play later), which costs two swaps
+    /// whatever the length. A replay in progress is left: the play
+    /// position moves to the new pick. Nothing is drawn.
+    pub fn jump(&mut self, tape: &mut dyn Tape, track: i64) -> Result<i64, Error> {
+        let Some(at) = tape.find(track) else {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("track {track} is not in the queue"),
+            ));
+        };
+        self.behind = 0;
+        if self.history > 0 && at == self.newest() {
+            return Ok(track);
+        }
+        let start = self.history_start();
+        let newer = (self.newest() - at) as u64;
+        if at >= start && newer > EXACT_JUMP && at - start > EXACT_JUMP as i64 {
+            // Deep in the history: it changes places with the oldest play remembered, whose
+            // place then leaves the history, and is picked from there like any track out of
+            // the history.
+            tape.swap(at, start);
+            self.history -= 1;
+            return self.jump(tape, track);
+        }
+        if at >= start {
+            // Out of the history, then back at the front, from where the pick below takes it.
+            self.remove(tape, track)?;
+            let new_front = self.front - 1;
+            tape.insert_front(new_front, new_front, track);
+            self.front = new_front;
+            self.tracks += 1;
+            self.fit_history();
+            self.behind = 0;
+            return self.jump(tape, track);
+        }
+        let end = self.front + self.tracks as i64;
+        let played = tape.pick(self.front, at, end);
+        self.front += 1;
+        self.history = (self.history + 1).min(self.history_limit());
+        Ok(played)
     }
 
     /// Adds a track at a uniformly random place among those not in the history.
@@ -331,6 +499,46 @@ impl Queue {
         }
         self.tracks -= 1;
         self.fit_history();
+        Ok(())
+    }
+
+    /// Checks a state saved elsewhere (shuffle_queue_restore) before it becomes a queue: the
+    /// tracks on its tape, in position order from `front`, and the counts that must fit them.
+    /// Says what is wrong.
+    pub fn validate(&self, tape: &[i64]) -> Result<(), String> {
+        if self.tracks == 0 || tape.len() as u64 != self.tracks {
+            return Err(format!(
+                "it has {} tracks on its tape for {} tracks",
+                tape.len(),
+                self.tracks
+            ));
+        }
+        if self.front.checked_add(self.tracks as i64).is_none() {
+            return Err("its positions do not fit in a bigint".into());
+        }
+        if let Some(w) = self.window {
+            if w > i32::MAX as u64 || (self.mode == Mode::Shuffle && w == 0) {
+                return Err(format!(
+                    "window {w} is not a window of a {} queue",
+                    self.mode.name()
+                ));
+            }
+        }
+        if self.history > self.history_limit() {
+            return Err(format!(
+                "it remembers {} plays where its length and window allow {}",
+                self.history,
+                self.history_limit()
+            ));
+        }
+        if self.behind > 0 && self.behind >= self.history {
+            return Err(format!(
+                "its play position is {} plays back in a history of {}",
+                self.behind, self.history
+            ));
+        }
+        let mut sorted = tape.to_vec();
+        check_playlist(&mut sorted).map_err(|e| e.message)?;
         Ok(())
     }
 

@@ -78,6 +78,114 @@ fn factorial(n: usize) -> usize {
     (1..=n).product()
 }
 
+fn ordered_tuples(n: usize, k: usize) -> usize {
+    (n - k + 1..=n).product()
+}
+
+/// The rank of an ordered tuple of distinct items of 0..n among all n!/(n-k)! of them.
+pub fn tuple_index(tuple: &[usize], n: usize) -> usize {
+    let mut remaining: Vec<usize> = (0..n).collect();
+    let mut index = 0;
+    for (t, item) in tuple.iter().enumerate() {
+        let at = remaining.iter().position(|r| r == item).unwrap_or(0);
+        remaining.remove(at);
+        index = index * (n - t) + at;
+    }
+    index
+}
+
+/// How often each ordered sample of k of n rows came up, against the probability of each: equal
+/// for a uniform sample, that of successive draws proportional to weight for a weighted one.
+#[derive(Debug, Clone)]
+pub struct OrderedSamples {
+    n: usize,
+    k: usize,
+    counts: Vec<u64>,
+    probabilities: Vec<f64>,
+    /// Samples that were not k distinct rows of 0..n.
+    malformed: u64,
+}
+
+impl OrderedSamples {
+    pub fn uniform(n: usize, k: usize) -> Self {
+        Self::weighted(&vec![1.0; n], k)
+    }
+
+    /// Samples of k of the rows 0..n, row i of weight `weights[i]` (n = weights.len()).
+    pub fn weighted(weights: &[f64], k: usize) -> Self {
+        let n = weights.len();
+        assert!(k <= n && n <= 8, "ordered samples are for small inputs");
+        let bins = ordered_tuples(n, k);
+        let mut probabilities = vec![0.0; bins];
+        fn fill(t: usize, tuple: &mut Vec<usize>, weights: &[f64], out: &mut [f64]) {
+            if t == tuple.len() {
+                let mut left: f64 = weights.iter().sum();
+                let mut p = 1.0;
+                for &row in tuple.iter() {
+                    p *= weights[row] / left;
+                    left -= weights[row];
+                }
+                out[tuple_index(tuple, weights.len())] = p;
+                return;
+            }
+            for row in 0..weights.len() {
+                if !tuple[..t].contains(&row) {
+                    tuple[t] = row;
+                    fill(t + 1, tuple, weights, out);
+                }
+            }
+        }
+        fill(0, &mut vec![0; k], weights, &mut probabilities);
+        OrderedSamples {
+            n,
+            k,
+            counts: vec![0; bins],
+            probabilities,
+            malformed: 0,
+        }
+    }
+
+    /// Counts one sample, given as rows of 0..n in the order returned.
+    pub fn record(&mut self, sample: &[usize]) {
+        let mut seen = vec![false; self.n];
+        let distinct = sample.len() == self.k
+            && sample
+                .iter()
+                .all(|&r| r < self.n && !std::mem::replace(&mut seen[r], true));
+        if distinct {
+            self.counts[tuple_index(sample, self.n)] += 1;
+        } else {
+            self.malformed += 1;
+        }
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.malformed
+    }
+
+    /// Goodness of fit over the possible tuples. A malformed sample, or one of probability 0
+    /// (a row of weight 0 drawn), fails the test outright.
+    pub fn test(&self) -> ChiSquare {
+        let (counts, weights): (Vec<u64>, Vec<f64>) = self
+            .counts
+            .iter()
+            .zip(&self.probabilities)
+            .filter(|(_, &p)| p > 0.0)
+            .map(|(&c, &p)| (c, p))
+            .unzip();
+        let impossible = self.samples() - counts.iter().sum::<u64>();
+        let result = stats::chi_square_expected(&counts, &weights);
+        if impossible > 0 {
+            ChiSquare {
+                p_value: 0.0,
+                ..result
+            }
+        } else {
+            result
+        }
+    }
+}
+
 /// How often each of the n! orders of a small deck came up: all should be equally frequent.
 #[derive(Debug, Clone)]
 pub struct OrderFrequency {
@@ -285,11 +393,11 @@ impl Destinations {
 
 /// Which seat bids first: each of the three equally often.
 #[derive(Debug, Clone, Default)]
-pub struct FirstBidders {
+pub struct Leaders {
     counts: [u64; SEATS],
 }
 
-impl FirstBidders {
+impl Leaders {
     /// Counts one first bidder, seat 0, 1 or 2.
     pub fn record(&mut self, seat: usize) {
         self.counts[seat] += 1;
@@ -315,12 +423,19 @@ pub enum Test {
     /// The 54 x 4 card-by-destination matrix of Dou Dizhu deals.
     Destinations,
     /// The three seats' first-bidder counts.
-    FirstBidder,
+    Leader,
     /// Each card's position in deal k against deal k + 1.
     SuccessiveDeals,
     /// Each card's position in one backend's deck against another backend's, both started
     /// together.
     Backends,
+    /// Ordered samples of k of n rows (`sample_agg`): every ordered k-tuple equally likely.
+    RowSamples { n: usize, k: usize },
+    /// Ordered weighted samples of k of n rows (`sample_agg` with weights): each tuple with
+    /// the probability of successive draws proportional to weight.
+    WeightedRowSamples { n: usize, k: usize },
+    /// Every order of n rows from `shuffle_agg`.
+    RowShuffles(usize),
 }
 
 impl Test {
@@ -329,9 +444,19 @@ impl Test {
             Test::Orders(n) => format!("permutation frequency, n = {n} ({} bins)", factorial(*n)),
             Test::CardByPosition => "card by position (54 x 54)".into(),
             Test::Destinations => "card by destination (54 x 4)".into(),
-            Test::FirstBidder => "first bidder (3 seats)".into(),
+            Test::Leader => "first bidder (3 seats)".into(),
             Test::SuccessiveDeals => "deal k against deal k+1 (54 x 54)".into(),
             Test::Backends => "backend against backend (54 x 54)".into(),
+            Test::RowSamples { n, k } => format!(
+                "sample_agg, {k} of {n} rows in order ({} bins)",
+                ordered_tuples(*n, *k)
+            ),
+            Test::WeightedRowSamples { n, k } => {
+                format!("weighted sample_agg, {k} of {n} in order")
+            }
+            Test::RowShuffles(n) => {
+                format!("shuffle_agg, orders of {n} rows ({} bins)", factorial(*n))
+            }
         }
     }
 }
@@ -354,7 +479,7 @@ pub trait Dealer {
     /// Shuffles `deck` in place.
     fn shuffle(&mut self, deck: &mut [usize]);
     /// The seat (0, 1 or 2) that bids first.
-    fn first_bidder(&mut self) -> usize;
+    fn leader(&mut self) -> usize;
 }
 
 /// The product's dealer: Fisher-Yates and exact draws on a ChaCha20 stream.
@@ -367,7 +492,7 @@ impl Dealer for FairDealer {
         fisher_yates(deck, &mut self.stream, &mut || {});
     }
 
-    fn first_bidder(&mut self) -> usize {
+    fn leader(&mut self) -> usize {
         self.stream.below(SEATS as u32) as usize
     }
 }
@@ -484,7 +609,7 @@ impl Dealer for BrokenDealer {
         }
     }
 
-    fn first_bidder(&mut self) -> usize {
+    fn leader(&mut self) -> usize {
         match self.shuffle {
             BrokenShuffle::ByteModulo => (self.stream.next_u32() & 3) as usize % SEATS,
             _ => self.stream.below(SEATS as u32) as usize,
@@ -509,7 +634,7 @@ pub struct Battery {
     pub orders: Vec<OrderFrequency>,
     pub card_by_position: CardByPosition,
     pub destinations: Destinations,
-    pub first_bidders: FirstBidders,
+    pub leaders: Leaders,
     pub successive_deals: SuccessiveDeals,
 }
 
@@ -546,19 +671,19 @@ impl Battery {
         }
 
         let mut destinations = Destinations::default();
-        let mut first_bidders = FirstBidders::default();
+        let mut leaders = Leaders::default();
         for _ in 0..sizes.deals {
             let mut deck: Vec<usize> = (0..DECK_SIZE).collect();
             dealer.shuffle(&mut deck);
             destinations.record_deck(&deck);
-            first_bidders.record(dealer.first_bidder());
+            leaders.record(dealer.leader());
         }
 
         Battery {
             orders,
             card_by_position,
             destinations,
-            first_bidders,
+            leaders,
             successive_deals,
         }
     }
@@ -583,8 +708,8 @@ impl Battery {
                 result: self.destinations.test(),
             },
             Outcome {
-                test: Test::FirstBidder,
-                result: self.first_bidders.test(),
+                test: Test::Leader,
+                result: self.leaders.test(),
             },
             Outcome {
                 test: Test::SuccessiveDeals,

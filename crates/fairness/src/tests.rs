@@ -196,7 +196,7 @@ fn the_battery_rejects_byte_modulo_scaling() {
     // 256 % 3 = 256 % 5 = 1 and 256 % 4 = 0: the small decks' bias (1 part in 85) is too
     // small to see at these sizes, which is why the scaling code itself must be exact. A
     // 54-card deck shows it plainly.
-    let flawed = [CardByPosition, Destinations, FirstBidder, SuccessiveDeals];
+    let flawed = [CardByPosition, Destinations, Leader, SuccessiveDeals];
     check_broken(BrokenShuffle::ByteModulo, 33, &flawed);
 }
 
@@ -232,4 +232,35 @@ fn position_pairs_reject_a_repeated_stream() {
     }
     assert!(passes(&fair.test()), "{:?}", fair.test());
     assert!(!passes(&same.test()), "{:?}", same.test());
+}
+
+#[test]
+fn ordered_samples_judge_uniform_and_weighted_samples_and_catch_linear_weights() {
+    let mut stream = Stream::from_seed([5; 32]);
+    // A uniform sample of 3 of 5: the first 3 of a Fisher-Yates shuffle.
+    let mut uniform = OrderedSamples::uniform(5, 3);
+    for _ in 0..30_000 {
+        let mut rows: Vec<usize> = (0..5).collect();
+        fisher_yates(&mut rows, &mut stream, &mut || {});
+        uniform.record(&rows[..3]);
+    }
+    assert!(passes(&uniform.test()), "{:?}", uniform.test());
+    // Weighted by the keys random() * weight (the largest first): the wrong distribution.
+    let weights = [1.0, 2.0, 3.0, 4.0, 0.0];
+    let mut linear = OrderedSamples::weighted(&weights, 2);
+    for _ in 0..40_000 {
+        let mut keyed: Vec<(f64, usize)> = (0..4)
+            .map(|i| (stream.next_u32() as f64 * weights[i], i))
+            .collect();
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        linear.record(&[keyed[0].1, keyed[1].1]);
+    }
+    assert!(!passes(&linear.test()), "{:?}", linear.test());
+    // A row of weight 0 drawn, or a repeated row, fails outright.
+    let mut zero = OrderedSamples::weighted(&weights, 2);
+    zero.record(&[4, 0]);
+    assert_eq!(zero.test().p_value, 0.0);
+    let mut repeated = OrderedSamples::uniform(5, 2);
+    repeated.record(&[1, 1]);
+    assert_eq!(repeated.test().p_value, 0.0);
 }

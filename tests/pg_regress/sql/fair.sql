@@ -58,17 +58,28 @@ SELECT * FROM fair_deal(decode(repeat('00', 32), 'hex'), ARRAY['a', repeat('x', 
 SELECT * FROM fair_deal(decode(repeat('00', 32), 'hex'), '{a,b,c}', -1);
 SELECT count(*) FROM fair_deal(NULL, '{a,b,c}', 0);
 
--- A desk in provably fair mode, from commitment to verification.
+-- A desk in provably fair mode, from commitment to verification. Every statement here commits
+-- on its own (psql's autocommit), as a deal uses only what was committed before it.
 INSERT INTO desk (desk_id) VALUES (61), (62);
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (61, 1, 1), (61, 2, 2), (61, 3, 3), (62, 1, 4);
-CREATE TEMP TABLE c AS SELECT fair_mode_on(61) AS first;
+-- Seat 2 is the house's: its seed is the empty one, fixed with the commitment. The others must
+-- set a seed before a deal (the default).
+CREATE TEMP TABLE c AS SELECT fair_mode_on(61, house_seats => '{2}') AS first;
 SELECT fair_mode_on(61) = first AS same_commitment_while_on,
        (SELECT fair_commitment FROM desk WHERE desk_id = 61) = first AS on_the_desk,
-       (SELECT server_seed IS NULL FROM fair_commitment WHERE desk_id = 61) AS seed_hidden
+       (SELECT server_seed IS NULL FROM fair_commitment WHERE desk_id = 61) AS seed_hidden,
+       (SELECT protocol || ' ' || house_seats::text || ' ' || seeds_required
+          FROM fair_commitment WHERE desk_id = 61) AS rules
   FROM c;
-SELECT set_client_seed(61, 1, 'alice'), set_client_seed(61, 3, 'Zoë');
+SELECT set_client_seed(61, 1, 'alice');
+-- Seat 3 has no seed yet.
+SELECT deal_cards(61);
+SELECT set_client_seed(61, 3, 'Zoë');
 CREATE TEMP TABLE dealt AS SELECT deal_cards(61) AS r FROM generate_series(1, 3);
-SELECT r->>'commitment' = encode(first, 'hex') AS commitment_in_result, r->>'nonce' AS nonce
+-- The receipt: the round, its commitment, the nonce, the chain hash, the players and seeds.
+SELECT r->>'commitment' = encode(first, 'hex') AS commitment_in_result, r->>'nonce' AS nonce,
+       r->>'round' AS round, r->'players' AS players, r->'client_seeds' AS client_seeds,
+       r->>'chain_hash' = (SELECT encode(chain_hash, 'hex') FROM game WHERE game_id = (r->>'game')::bigint) AS chain_hash
   FROM dealt, c ORDER BY (r->>'nonce')::int;
 SELECT game_id IS NOT NULL AS fair_game, client_seeds, fair_nonce, octet_length(chain_hash) AS hash_bytes
   FROM game WHERE desk_id = 61 ORDER BY fair_nonce;
@@ -79,22 +90,64 @@ SELECT round, nonce, verified, problem FROM fair_verify_desk(61);
 \set VERBOSITY sqlstate
 SELECT * FROM fair_verify_game((SELECT min(game_id) FROM game WHERE desk_id = 61));
 \set VERBOSITY default
--- The reveal publishes the seed behind the commitment and commits to a new one.
+-- A client seed is set once per round; the house seat takes none.
+SELECT set_client_seed(61, 1, 'alice again');
+SELECT set_client_seed(61, 2, 'bot');
+-- The reveal ends the round and commits to a new one under the same rules; it returns no seed.
+-- The seed is in fair_commitment once the reveal has committed, and not to the transaction
+-- that reveals.
+BEGIN;
 CREATE TEMP TABLE revealed AS SELECT * FROM fair_reveal(61);
-SELECT sha256(server_seed) = commitment AS seed_matches, commitment = (SELECT first FROM c) AS was_in_force,
-       next_commitment <> commitment AS new_commitment,
+SELECT server_seed IS NULL AS hidden_from_the_revealing_transaction, revealed_at IS NOT NULL AS revealed
+  FROM fair_commitment WHERE desk_id = 61 AND round = 1;
+COMMIT;
+SELECT round, sha256(s.server_seed) = r.commitment AS seed_matches, r.commitment = (SELECT first FROM c) AS was_in_force,
+       next_commitment <> r.commitment AS new_commitment,
        (SELECT fair_commitment FROM desk WHERE desk_id = 61) = next_commitment AS now_in_force,
-       (SELECT server_seed FROM fair_commitment WHERE desk_id = 61 AND round = 1) = server_seed AS public
-  FROM revealed;
+       (SELECT house_seats::text || ' ' || seeds_required FROM fair_commitment WHERE desk_id = 61 AND round = 2) AS same_rules
+  FROM revealed r JOIN fair_commitment s USING (round) WHERE s.desk_id = 61;
 SELECT round, nonce, verified, problem FROM fair_verify_desk(61);
 -- Anyone recomputes each game from the revealed seed, its client seeds and nonce.
 SELECT bool_and((f).p1_cards = g.p1_cards AND (f).p2_cards = g.p2_cards AND (f).p3_cards = g.p3_cards
                 AND (f).extra_cards = g.extra_cards AND (f).leader = g.leader) AS recomputed
-  FROM game g, revealed r,
+  FROM game g, fair_commitment r,
        LATERAL (SELECT fair_deal(r.server_seed, g.client_seeds, g.fair_nonce) AS f) x
- WHERE g.desk_id = 61;
--- The next deal is nonce 0 of the new commitment; the chain goes on across commitments.
+ WHERE g.desk_id = 61 AND r.desk_id = 61 AND r.round = 1;
+-- Seeds belong to their round: the new one needs them again. The next deal is nonce 0 of the new
+-- commitment; the chain goes on across commitments.
+SELECT deal_cards(61);
+SELECT set_client_seed(61, 1, 'alice'), set_client_seed(61, 3, 'Zoë');
 SELECT deal_cards(61)->>'nonce' AS nonce;
+-- Within one transaction a deal takes nothing that transaction wrote: a seed set there, a seat
+-- taken there, a round committed there (it could undo them and deal again).
+INSERT INTO desk (desk_id) VALUES (63);
+INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (63, 1, 7), (63, 2, 8), (63, 3, 9);
+SELECT fair_mode_on(63, seeds_required => false) IS NOT NULL AS on_without_seeds;
+BEGIN;
+SELECT set_client_seed(63, 1, 'fresh');
+SELECT deal_cards(63);
+ROLLBACK;
+BEGIN;
+DELETE FROM desk_player WHERE desk_id = 63 AND player_no = 3;
+INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (63, 3, 10);
+SELECT deal_cards(63);
+ROLLBACK;
+BEGIN;
+SELECT round FROM fair_reveal(63);
+SELECT deal_cards(63);
+ROLLBACK;
+-- Undone and dealt again, a deal comes back the same: once plainly, once to a savepoint.
+BEGIN;
+SELECT deal_cards(63)->>'chain_hash' AS first_try \gset
+ROLLBACK;
+BEGIN;
+SAVEPOINT s;
+SELECT deal_cards(63)->>'chain_hash' AS second_try \gset
+ROLLBACK TO s;
+SELECT deal_cards(63)->>'chain_hash' AS kept \gset
+COMMIT;
+SELECT :'first_try' = :'second_try' AND :'second_try' = :'kept' AS the_same_deal,
+       (SELECT encode(chain_hash, 'hex') FROM game WHERE desk_id = 63) = :'kept' AS recorded_once;
 SELECT round, nonce, verified, problem FROM fair_verify_desk(61);
 -- Tampering shows: a changed card, then a deleted game.
 UPDATE game SET p2_cards[1] = p2_cards[2] WHERE desk_id = 61 AND fair_nonce = 1 AND chain_hash IS NOT NULL
@@ -104,20 +157,36 @@ DELETE FROM game WHERE desk_id = 61 AND fair_nonce = 1 AND fair_commitment = (SE
 SELECT round, nonce, verified, problem FROM fair_verify_desk(61);
 DELETE FROM game WHERE desk_id = 61 AND fair_commitment = (SELECT next_commitment FROM revealed);
 SELECT round, nonce, verified, problem FROM fair_verify_desk(61);
--- Off reveals the seed in force; deals go back to the live generator.
-SELECT sha256(fair_mode_off(61)) = (SELECT next_commitment FROM revealed) AS revealed_on_off;
-SELECT fair_mode_off(61) IS NULL AS already_off, fair_round IS NULL AND fair_commitment IS NULL AS off
+-- Off reveals the round in force; deals go back to the live generator.
+SELECT round, commitment = (SELECT next_commitment FROM revealed) AS revealed_on_off FROM fair_mode_off(61);
+SELECT sha256(server_seed) = commitment AS seed_matches FROM fair_commitment WHERE desk_id = 61 AND round = 2;
+SELECT (SELECT count(*) FROM fair_mode_off(61)) AS already_off, fair_round IS NULL AND fair_commitment IS NULL AS off
   FROM desk WHERE desk_id = 61;
 SELECT deal_cards(61) ? 'commitment' AS fair_result;
 SELECT count(*) AS games_without_proof FROM game WHERE desk_id = 61 AND fair_commitment IS NULL;
+-- A desk taken off its round by hand leaves the round without a reveal, and a desk with a
+-- commitment but no round deals nothing.
+UPDATE desk SET fair_round = NULL, fair_commitment = NULL, fair_nonce = NULL WHERE desk_id = 63;
+SELECT round, nonce, verified, problem FROM fair_verify_desk(63);
+ALTER TABLE desk DROP CONSTRAINT desk_fair_round_fkey;
+UPDATE desk SET fair_commitment = '\x00' WHERE desk_id = 63;
+\set VERBOSITY sqlstate
+SELECT deal_cards(63);
+\set VERBOSITY default
+UPDATE desk SET fair_commitment = NULL WHERE desk_id = 63;
+ALTER TABLE desk ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
+    REFERENCES fair_seed (desk_id, unrevealed_round, commitment);
 
 -- Errors.
 SELECT fair_mode_on(60);
+SELECT fair_mode_on(62, '{4}');
+SELECT fair_mode_on(62, '{1,1}');
+SELECT fair_mode_on(62, '{NULL}');
 SELECT * FROM fair_reveal(60);
 SELECT * FROM fair_reveal(61);
 SELECT * FROM fair_verify_desk(60);
 SELECT set_client_seed(60, 1, 'x');
-SELECT set_client_seed(62, 2, 'x');
+SELECT set_client_seed(61, 1, 'x');
 SELECT set_client_seed(62, 0, 'x');
 SELECT set_client_seed(62, 1, repeat('é', 129));
 SELECT * FROM fair_verify_game(-1);
@@ -125,6 +194,7 @@ SELECT * FROM fair_verify_game(-1);
 SELECT * FROM fair_verify_game((SELECT max(game_id) FROM game WHERE desk_id = 61));
 \set VERBOSITY default
 SELECT fair_mode_on(62) IS NOT NULL AS on_with_one_player;
+SELECT set_client_seed(62, 2, 'x');
 SELECT deal_cards(62);
 SELECT count(*) AS games, (SELECT fair_nonce FROM desk WHERE desk_id = 62) AS nonce FROM game WHERE desk_id = 62;
 SELECT round, nonce, verified, problem

@@ -10,7 +10,7 @@ use postgres::{Client, NoTls};
 
 use crate::progress::Progress;
 use dealcards_fairness::{
-    order_of, CardByPosition, Destinations, FirstBidders, OrderFrequency, PositionPairs,
+    order_of, CardByPosition, Destinations, Leaders, OrderFrequency, OrderedSamples, PositionPairs,
     SuccessiveDeals, DECK_SIZE, HAND_SIZE, SEATS,
 };
 
@@ -119,6 +119,80 @@ impl Server {
         Ok((card_by_position, successive))
     }
 
+    /// Whether this database has the row aggregates (dealcards 0.5.0 and later).
+    pub fn has_row_aggregates(&mut self) -> Result<bool> {
+        let row = self.client.query_one(
+            "SELECT to_regprocedure($1 || '.sample_agg(anyelement,integer)') IS NOT NULL",
+            &[&self.schema],
+        )?;
+        Ok(row.get(0))
+    }
+
+    /// `count` groups of the rows 0..weights.len() (row `id`, of weight `weight`), each put
+    /// through `aggregate` (an expression of id and weight naming the extension's aggregate
+    /// as `{s}.`), and each group's result handed to `each` as rows of 0..n.
+    fn row_groups(
+        &mut self,
+        aggregate: &str,
+        weights: &[f64],
+        count: u64,
+        mut each: impl FnMut(&[usize]) -> Result<()>,
+    ) -> Result<()> {
+        let aggregate = aggregate.replace("{s}", &self.schema);
+        let sql = format!(
+            "SELECT {aggregate} FROM (SELECT (w.i - 1)::int AS id, w.weight \
+                 FROM unnest($1::float8[]) WITH ORDINALITY w(weight, i)) r, \
+               generate_series(1, $2::bigint) t GROUP BY t"
+        );
+        let statement = self.client.prepare(&sql)?;
+        let mut progress = Progress::start(&aggregate, "groups", count);
+        let mut done = 0;
+        while done < count {
+            let batch = SHUFFLE_BATCH.min(count - done);
+            for row in self
+                .client
+                .query(&statement, &[&weights, &(batch as i64)])?
+            {
+                let rows: Vec<i32> = row.get(0);
+                let rows: Vec<usize> = rows
+                    .iter()
+                    .map(|&r| usize::try_from(r).unwrap_or(usize::MAX))
+                    .collect();
+                each(&rows)?;
+            }
+            done += batch;
+            progress.advance(batch);
+        }
+        progress.finish();
+        Ok(())
+    }
+
+    /// `count` samples of each row aggregate: 3 of 5 rows by `sample_agg`, 2 of 5 weighted
+    /// 1 : 2 : 3 : 4 : 0 by `sample_agg` with weights, every order of 4 rows by `shuffle_agg`.
+    pub fn row_samples(
+        &mut self,
+        count: u64,
+    ) -> Result<(OrderedSamples, OrderedSamples, OrderFrequency)> {
+        let mut uniform = OrderedSamples::uniform(5, 3);
+        self.row_groups("{s}.sample_agg(id, 3)", &[1.0; 5], count, |s| {
+            uniform.record(s);
+            Ok(())
+        })?;
+        let weights = [1.0, 2.0, 3.0, 4.0, 0.0];
+        let mut weighted = OrderedSamples::weighted(&weights, 2);
+        self.row_groups("{s}.sample_agg(id, 2, weight)", &weights, count, |s| {
+            weighted.record(s);
+            Ok(())
+        })?;
+        let mut orders = OrderFrequency::new(4);
+        self.row_groups("{s}.shuffle_agg(id)", &[1.0; 4], count, |s| {
+            let rows: Vec<i32> = s.iter().map(|&r| r.min(i32::MAX as usize) as i32).collect();
+            orders.record(&order_of(&rows, 0, 4)?);
+            Ok(())
+        })?;
+        Ok((uniform, weighted, orders))
+    }
+
     /// Whether this database has the extension's deal_cards(int).
     pub fn has_deal_cards(&mut self) -> Result<bool> {
         let found: bool = self
@@ -169,7 +243,7 @@ impl Server {
         let s = self.schema.clone();
         let mut progress = Progress::start("deal_cards", "deals", count);
         let mut destinations = Destinations::default();
-        let mut first_bidders = FirstBidders::default();
+        let mut leader_counts = Leaders::default();
         let mut scratch_desks = 0;
         let mut done = 0;
         while done < count {
@@ -251,7 +325,7 @@ impl Server {
                     )
                     .into());
                 }
-                first_bidders.record(leader as usize - 1);
+                leader_counts.record(leader as usize - 1);
             }
             transaction.rollback()?;
             done += batch;
@@ -261,7 +335,7 @@ impl Server {
         let rows_left_behind = self.total_rows(&tables)? - rows_before;
         Ok(DealSample {
             destinations,
-            first_bidders,
+            leaders: leader_counts,
             scratch_desks,
             rows_left_behind,
         })
@@ -270,7 +344,7 @@ impl Server {
 
 pub struct DealSample {
     pub destinations: Destinations,
-    pub first_bidders: FirstBidders,
+    pub leaders: Leaders,
     pub scratch_desks: usize,
     /// Rows in the extension's tables after the deals less before: 0.
     pub rows_left_behind: i64,

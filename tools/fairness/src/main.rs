@@ -162,8 +162,8 @@ fn run() -> Result<bool, Box<dyn Error>> {
             result: deals.destinations.test(),
         });
         live_outcomes.push(Outcome {
-            test: Test::FirstBidder,
-            result: deals.first_bidders.test(),
+            test: Test::Leader,
+            result: deals.leaders.test(),
         });
     }
     live_outcomes.push(Outcome {
@@ -176,12 +176,34 @@ fn run() -> Result<bool, Box<dyn Error>> {
         result: backends.pairs.test(),
     });
 
-    report::section("live generator: shuffle_ints and deal_cards");
+    let row_aggregates = server.has_row_aggregates()?;
+    if row_aggregates {
+        let (uniform, weighted, orders) = server.row_samples(sizes.orders)?;
+        live_outcomes.push(Outcome {
+            test: Test::RowSamples { n: 5, k: 3 },
+            result: uniform.test(),
+        });
+        live_outcomes.push(Outcome {
+            test: Test::WeightedRowSamples { n: 5, k: 2 },
+            result: weighted.test(),
+        });
+        live_outcomes.push(Outcome {
+            test: Test::RowShuffles(4),
+            result: orders.test(),
+        });
+    }
+
+    report::section("live generator: shuffle_ints, deal_cards and the row aggregates");
+    if !row_aggregates {
+        println!(
+            "row aggregates: SKIPPED: sample_agg is not installed in this database (before 0.5.0)"
+        );
+    }
     report::table(&live_outcomes);
     let mut live_ok = live_outcomes.iter().all(Outcome::passes);
     match &deal_sample {
         Some(deals) => {
-            let [p1, p2, p3] = deals.first_bidders.counts();
+            let [p1, p2, p3] = deals.leaders.counts();
             println!(
                 "deal_cards: {} deals on {} scratch desks (ids from {}), each batch rolled back; \
                  first bidders p1 {p1}, p2 {p2}, p3 {p3}; rows left in the extension's tables: {}",

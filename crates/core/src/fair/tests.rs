@@ -1,6 +1,6 @@
 use super::*;
-use crate::deal::first_bidder;
-use dealcards_fairness::{Destinations, FirstBidders, ALPHA};
+use crate::deal::leader;
+use dealcards_fairness::{Destinations, Leaders, ALPHA};
 
 const ZEROS: ServerSeed = [0; 32];
 
@@ -99,7 +99,14 @@ fn bad_seeds_and_nonces_are_refused() {
 }
 
 fn record<'a>(deal: &'a DouDizhuDeal, commitment: &'a Hash, nonce: u64) -> Recorded<'a> {
-    Recorded::of_deal(7, commitment, nonce, [b"a", b"", "Zoë".as_bytes()], deal)
+    Recorded::of_deal(
+        7,
+        commitment,
+        nonce,
+        None,
+        [b"a", b"", "Zoë".as_bytes()],
+        deal,
+    )
 }
 
 #[test]
@@ -123,7 +130,7 @@ fn the_chain_hash_covers_every_recorded_field() {
     for hand in game.hands {
         bytes.extend(hand.iter().map(|&c| c as u8));
     }
-    bytes.push(dealt.first_bidder);
+    bytes.push(dealt.leader);
     assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
 
     assert_ne!(hash, chain_hash(&[1; 32], &game).unwrap());
@@ -134,7 +141,7 @@ fn the_chain_hash_covers_every_recorded_field() {
     other.nonce = 1;
     assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
     let mut other = game;
-    other.leader = dealt.first_bidder as i16 % 3 + 1;
+    other.leader = dealt.leader as i16 % 3 + 1;
     assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
     let mut swapped = dealt.hands[0];
     swapped.swap(0, 1);
@@ -254,11 +261,11 @@ fn fair_deals_send_each_card_everywhere_17_17_17_3_and_a_modulo_protocol_is_caug
 }
 
 #[test]
-fn fair_first_bidders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
+fn fair_leaders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
     let deals = 60_000;
-    let mut fair = FirstBidders::default();
+    let mut fair = Leaders::default();
     room_deals(deals, 32, |server, seeds, nonce| {
-        fair.record(deal(server, &seeds, nonce).first_bidder as usize - 1);
+        fair.record(deal(server, &seeds, nonce).leader as usize - 1);
     });
     let test = fair.test();
     assert_eq!(test.df, 2);
@@ -268,7 +275,7 @@ fn fair_first_bidders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
     );
     // The first bidder as the key's first hex digit % 3: seat 1 gets 6 digits in 16, the others
     // 5. Over 60,000 deals the expected chi-square is about 470 (df 2; p = 1e-4 needs 18.4).
-    let mut biased = FirstBidders::default();
+    let mut biased = Leaders::default();
     room_deals(deals, 32, |server, seeds, nonce| {
         biased.record((deal_key(server, &seeds, nonce)[0] >> 4) as usize % 3);
     });
@@ -282,10 +289,7 @@ fn fair_first_bidders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
         let mut stream = Stream::from_seed(deal_key(server, &seeds, nonce));
         let mut deck = crate::cards::new_deck();
         crate::shuffle::fisher_yates(&mut deck, &mut stream, &mut || {});
-        assert_eq!(
-            deal(server, &seeds, nonce).first_bidder,
-            first_bidder(&mut stream)
-        );
+        assert_eq!(deal(server, &seeds, nonce).leader, leader(&mut stream));
     });
 }
 
@@ -346,7 +350,7 @@ fn golden_deals_of_the_independent_implementation() {
         assert_eq!(dealt.hands[2].to_vec(), ints(&case["p3_cards"]), "{name}");
         assert_eq!(dealt.extra.to_vec(), ints(&case["extra_cards"]), "{name}");
         assert_eq!(
-            i64::from(dealt.first_bidder),
+            i64::from(dealt.leader),
             case["leader"].as_i64().unwrap(),
             "{name}"
         );
@@ -366,10 +370,20 @@ fn golden_chain_hashes_of_the_independent_implementation() {
         let commitment = bytes_of_hex(case["commitment"].as_str().unwrap());
         let clients = seeds(&case["client_seeds"]);
         let hands = ["p1_cards", "p2_cards", "p3_cards", "extra_cards"].map(|h| ints(&case[h]));
+        let players = case.get("players").map(|p| {
+            let p: Vec<i64> = p
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_i64().unwrap())
+                .collect();
+            [p[0], p[1], p[2]]
+        });
         let game = Recorded {
             desk_id: case["desk"].as_i64().unwrap() as i32,
             commitment: &commitment,
             nonce: case["nonce"].as_i64().unwrap(),
+            players,
             client_seeds: [&clients[0], &clients[1], &clients[2]],
             hands: [&hands[0], &hands[1], &hands[2], &hands[3]],
             leader: case["leader"].as_i64().unwrap() as i16,
@@ -380,4 +394,60 @@ fn golden_chain_hashes_of_the_independent_implementation() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn house_seats_are_seats_named_once() {
+    assert_eq!(house_seats(&[]).unwrap(), [false; 3]);
+    assert_eq!(
+        house_seats(&[Some(3), Some(1)]).unwrap(),
+        [true, false, true]
+    );
+    for (seats, error) in [
+        (vec![Some(0)], "a house seat is 1 to 3, got 0"),
+        (vec![Some(4)], "a house seat is 1 to 3, got 4"),
+        (
+            vec![Some(2), Some(2)],
+            "seat 2 is named twice as a house seat",
+        ),
+        (vec![None], "a house seat cannot be NULL"),
+    ] {
+        assert_eq!(house_seats(&seats).unwrap_err().message, error);
+    }
+}
+
+#[test]
+fn protocol_2_chains_each_seats_player_before_its_seed() {
+    let seed: ServerSeed = [9; 32];
+    let c = commitment(&seed);
+    let seeds: [&[u8]; 3] = [b"a", b"", "Zoë".as_bytes()];
+    let dealt = deal(&seed, &seeds, 0);
+    let players = [101i64, -2, i64::MAX];
+    let game = Recorded::of_deal(7, &c, 0, Some(players), seeds, &dealt);
+    // Recomputed by hand from the documented layout.
+    let mut bytes = CHAIN_START.to_vec();
+    bytes.extend(7i32.to_be_bytes());
+    bytes.extend(c);
+    bytes.extend(0i64.to_be_bytes());
+    for (player, seed) in players.iter().zip(seeds) {
+        bytes.extend(player.to_be_bytes());
+        bytes.extend((seed.len() as u32).to_be_bytes());
+        bytes.extend(seed);
+    }
+    for hand in game.hands {
+        bytes.extend(hand.iter().map(|&c| c as u8));
+    }
+    bytes.push(dealt.leader);
+    let hash = chain_hash(&CHAIN_START, &game).unwrap();
+    assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
+    // Each player counts, and so does where each one sits.
+    for changed in [[102, -2, i64::MAX], [-2, 101, i64::MAX]] {
+        let mut other = game;
+        other.players = Some(changed);
+        assert_ne!(hash, chain_hash(&CHAIN_START, &other).unwrap());
+    }
+    // Protocol 1 hashes the same record without them.
+    let mut v1 = game;
+    v1.players = None;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &v1).unwrap());
 }

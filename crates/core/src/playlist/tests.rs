@@ -1,96 +1,8 @@
 //! Unit tests of `playlist`, in a file of their own: the module reads without them.
 
+use super::memory::MemoryTape;
 use super::*;
 use std::collections::{HashMap, HashSet, VecDeque};
-
-/// The positions in memory: `tracks[i]` is at position `base + i`.
-#[derive(Debug, Clone)]
-struct MemoryTape {
-    base: i64,
-    tracks: VecDeque<i64>,
-}
-
-impl MemoryTape {
-    fn new(tracks: &[i64]) -> Self {
-        MemoryTape {
-            base: 0,
-            tracks: tracks.iter().copied().collect(),
-        }
-    }
-
-    fn index(&self, position: i64) -> usize {
-        let i = position - self.base;
-        assert!(
-            (0..self.tracks.len() as i64).contains(&i),
-            "position {position} is not on the tape"
-        );
-        i as usize
-    }
-
-    fn last(&self) -> i64 {
-        self.base + self.tracks.len() as i64 - 1
-    }
-
-    fn contents(&self) -> Vec<i64> {
-        self.tracks.iter().copied().collect()
-    }
-}
-
-impl Tape for MemoryTape {
-    fn track_at(&mut self, position: i64) -> i64 {
-        self.tracks[self.index(position)]
-    }
-
-    fn find(&mut self, track: i64) -> Option<i64> {
-        self.tracks
-            .iter()
-            .position(|&t| t == track)
-            .map(|i| self.base + i as i64)
-    }
-
-    fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64 {
-        assert_eq!(front, self.base);
-        assert_eq!(end, self.last() + 1);
-        let d = self.index(drawn);
-        self.tracks.swap(0, d);
-        let track = self.tracks.pop_front().unwrap();
-        self.base += 1;
-        self.tracks.push_back(track);
-        track
-    }
-
-    fn insert_front(&mut self, new_front: i64, target: i64, track: i64) {
-        assert_eq!(new_front, self.base - 1);
-        self.tracks.push_front(track);
-        self.base -= 1;
-        let t = self.index(target);
-        self.tracks.swap(0, t);
-    }
-
-    fn fill_from_front(&mut self, front: i64, hole: i64) {
-        assert_eq!(front, self.base);
-        let h = self.index(hole);
-        self.tracks.swap(0, h);
-        self.tracks.pop_front();
-        self.base += 1;
-    }
-
-    fn close_down(&mut self, hole: i64, last: i64) {
-        assert_eq!(last, self.last());
-        let h = self.index(hole);
-        self.tracks.remove(h);
-    }
-
-    fn close_up(&mut self, front: i64, start: i64, hole: i64) {
-        assert_eq!(front, self.base);
-        let (s, h) = (self.index(start), self.index(hole));
-        assert!(s <= h);
-        for i in (s..h).rev() {
-            self.tracks[i + 1] = self.tracks[i];
-        }
-        self.fill_from_front(front, start);
-    }
-}
 
 /// Draws that come from a script, recording every bound asked for.
 struct Scripted {
@@ -276,6 +188,7 @@ fn check_invariants(queue: &Queue, tape: &MemoryTape, all: &HashSet<i64>) {
     assert!(queue.eligible() >= 1 && queue.eligible() <= queue.tracks);
     // The window reaches into the history by at most its oldest track.
     assert!(queue.eligible() <= queue.tracks - queue.history + 1);
+    assert_eq!(queue.validate(&tape.contents()), Ok(()));
 }
 
 fn new_queue(
@@ -586,6 +499,9 @@ fn a_pick_touches_two_positions_whatever_the_length() {
         fn close_up(&mut self, a: i64, b: i64, c: i64) {
             self.inner.as_mut().unwrap().close_up(a, b, c)
         }
+        fn swap(&mut self, a: i64, b: i64) {
+            self.inner.as_mut().unwrap().swap(a, b)
+        }
     }
     for n in [10usize, 100_000] {
         let mut stream = seeded(8);
@@ -851,4 +767,474 @@ fn random_picks_are_uniform_over_the_tracks_not_kept_out() {
         .collect();
     let biased = dealcards_fairness::stats::chi_square_uniform(&biased);
     assert!(biased.p_value < 1e-4, "{biased:?}");
+}
+
+#[test]
+fn a_jump_plays_the_track_as_the_newest_pick() {
+    for mut stream in streams() {
+        for mode in [Mode::Shuffle, Mode::Random] {
+            let (mut queue, mut tape) = new_queue(mode, 12, Some(5), &mut stream);
+            let all: HashSet<i64> = tape.tracks.iter().copied().collect();
+            let played: Vec<i64> = (0..20)
+                .map(|_| queue.next(&mut tape, &mut stream))
+                .collect();
+            // A track not in the history: one swap, the history grows by it.
+            let history: Vec<i64> =
+                tape.contents()[(queue.tracks - queue.history) as usize..].to_vec();
+            let fresh = *all.iter().find(|t| !history.contains(t)).unwrap();
+            assert_eq!(queue.jump(&mut tape, fresh), Ok(fresh));
+            check_invariants(&queue, &tape, &all);
+            assert_eq!(queue.current(&mut tape), Some(fresh));
+            assert_eq!(queue.prev(&mut tape), Some(played[19]));
+            assert_eq!(
+                queue.next(&mut tape, &mut stream),
+                fresh,
+                "next replays the jump"
+            );
+            // A track of the history: it leaves its place there and plays as the newest.
+            let older = played[17];
+            let depth = queue.history as usize;
+            assert_eq!(queue.jump(&mut tape, older), Ok(older));
+            check_invariants(&queue, &tape, &all);
+            let back: Vec<i64> = (0..3).map(|_| queue.prev(&mut tape).unwrap()).collect();
+            assert_eq!(
+                back,
+                [fresh, played[19], played[18]],
+                "the old place is gone"
+            );
+            assert!(queue.history as usize <= depth);
+            // From the newest again, next draws on and the jumped track does not come back soon.
+            for _ in 0..3 {
+                queue.next(&mut tape, &mut stream);
+            }
+            let w = queue.window_size() as usize;
+            let soon = if mode == Mode::Shuffle { 12 - w } else { w };
+            let after: Vec<i64> = (0..soon)
+                .map(|_| queue.next(&mut tape, &mut stream))
+                .collect();
+            assert!(!after.contains(&older), "{mode:?}: {after:?}");
+            // The newest pick: nothing moves.
+            let newest = queue.current(&mut tape).unwrap();
+            let before = (queue.clone(), tape.contents());
+            assert_eq!(queue.jump(&mut tape, newest), Ok(newest));
+            assert_eq!((queue.clone(), tape.contents()), before);
+            let err = queue.jump(&mut tape, 999).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::NotFound);
+        }
+    }
+    // Before any pick, and in a one-track queue.
+    let mut stream = seeded(2);
+    let (mut queue, mut tape) = new_queue(Mode::Shuffle, 1, None, &mut stream);
+    assert_eq!(queue.jump(&mut tape, 1), Ok(1));
+    assert_eq!(queue.jump(&mut tape, 1), Ok(1));
+    assert_eq!(queue.current(&mut tape), Some(1));
+}
+
+#[test]
+fn a_jump_deep_into_a_long_history_costs_two_swaps_and_moves_the_oldest_play_into_its_place() {
+    // 300 tracks: a history of up to 151 plays in shuffle mode (window 150), 101 in random
+    // mode (window 100). A jump to a track played 60 plays ago (more than EXACT_JUMP from
+    // either end of the history) is a swap and a pick, nothing shifts; the oldest play
+    // remembered takes its place in the history.
+    #[derive(Default)]
+    struct Moves {
+        inner: Option<MemoryTape>,
+        shifts: usize,
+        swaps: usize,
+    }
+    impl Tape for Moves {
+        fn track_at(&mut self, p: i64) -> i64 {
+            self.inner.as_mut().unwrap().track_at(p)
+        }
+        fn find(&mut self, t: i64) -> Option<i64> {
+            self.inner.as_mut().unwrap().find(t)
+        }
+        fn pick(&mut self, f: i64, d: i64, e: i64) -> i64 {
+            self.inner.as_mut().unwrap().pick(f, d, e)
+        }
+        fn insert_front(&mut self, a: i64, b: i64, c: i64) {
+            self.inner.as_mut().unwrap().insert_front(a, b, c)
+        }
+        fn fill_from_front(&mut self, a: i64, b: i64) {
+            self.inner.as_mut().unwrap().fill_from_front(a, b)
+        }
+        fn close_down(&mut self, a: i64, b: i64) {
+            self.shifts += (b - a) as usize;
+            self.inner.as_mut().unwrap().close_down(a, b)
+        }
+        fn close_up(&mut self, a: i64, b: i64, c: i64) {
+            self.shifts += (c - b) as usize;
+            self.inner.as_mut().unwrap().close_up(a, b, c)
+        }
+        fn swap(&mut self, a: i64, b: i64) {
+            self.swaps += 1;
+            self.inner.as_mut().unwrap().swap(a, b)
+        }
+    }
+    for mut stream in streams() {
+        for (mode, window) in [(Mode::Shuffle, 150u64), (Mode::Random, 100)] {
+            let (mut queue, tape) = new_queue(mode, 300, None, &mut stream);
+            let all: HashSet<i64> = tape.tracks.iter().copied().collect();
+            let mut tape = Moves {
+                inner: Some(tape),
+                ..Default::default()
+            };
+            let played: Vec<i64> = (0..400)
+                .map(|_| queue.next(&mut tape, &mut stream))
+                .collect();
+            let limit = queue.history_limit() as usize;
+            assert_eq!(queue.history as usize, limit);
+            let remembered = |queue: &Queue, tape: &Moves| -> Vec<i64> {
+                tape.inner.as_ref().unwrap().contents()[(queue.tracks - queue.history) as usize..]
+                    .to_vec()
+            };
+            assert_eq!(remembered(&queue, &tape), played[400 - limit..]);
+            // Played 60 plays ago, so not among the last 59 plays: deep on both sides.
+            let tapped = played[339];
+            assert!(!played[340..].contains(&tapped));
+            assert_eq!(queue.jump(&mut tape, tapped), Ok(tapped));
+            assert_eq!((tape.shifts, tape.swaps), (0, 1), "{mode:?}");
+            check_invariants(&queue, tape.inner.as_ref().unwrap(), &all);
+            // The history: what played, the oldest dropped, the oldest in the tapped track's
+            // old place, the tapped track the newest.
+            let mut expected = played[400 - limit + 1..].to_vec();
+            expected[339 - (400 - limit + 1)] = played[400 - limit];
+            expected.push(tapped);
+            assert_eq!(remembered(&queue, &tape), expected, "{mode:?}");
+            // Previous walks back through it.
+            let back: Vec<i64> = (0..3).map(|_| queue.prev(&mut tape).unwrap()).collect();
+            assert_eq!(back, [played[399], played[398], played[397]]);
+            for _ in 0..3 {
+                queue.next(&mut tape, &mut stream);
+            }
+            // The tapped track does not come back soon.
+            let soon = if mode == Mode::Shuffle {
+                300 - window
+            } else {
+                window
+            } as usize;
+            let after: Vec<i64> = (0..soon - 60)
+                .map(|_| queue.next(&mut tape, &mut stream))
+                .collect();
+            assert!(!after.contains(&tapped), "{mode:?}");
+            // A jump near either end of the history keeps its order exactly, with a shift of
+            // at most EXACT_JUMP places.
+            let now = remembered(&queue, &tape);
+            let shifts = tape.shifts;
+            let near = now[now.len() - 1 - EXACT_JUMP as usize];
+            queue.jump(&mut tape, near).unwrap();
+            assert!(tape.shifts - shifts <= EXACT_JUMP as usize);
+            let mut expected: Vec<i64> = now.iter().copied().filter(|&t| t != near).collect();
+            expected.push(near);
+            let got = remembered(&queue, &tape);
+            assert_eq!(got, expected[expected.len() - got.len()..], "{mode:?}");
+        }
+    }
+}
+
+#[test]
+fn a_saved_tape_that_no_queue_reaches_is_refused() {
+    let mut stream = seeded(14);
+    let (mut queue, mut tape) = new_queue(Mode::Shuffle, 8, Some(3), &mut stream);
+    for _ in 0..10 {
+        queue.next(&mut tape, &mut stream);
+    }
+    let contents = tape.contents();
+    assert_eq!(queue.validate(&contents), Ok(()));
+    assert!(queue.validate(&contents[1..]).is_err());
+    let mut twice = contents.clone();
+    twice[0] = twice[1];
+    assert!(queue.validate(&twice).is_err());
+    let mut q = queue.clone();
+    q.history = 7;
+    assert!(q.validate(&contents).is_err());
+    let mut q = queue.clone();
+    q.behind = q.history;
+    assert!(q.validate(&contents).is_err());
+    let mut q = queue.clone();
+    q.front = i64::MAX - 3;
+    assert!(q.validate(&contents).is_err());
+}
+
+/// Runs operations on a seeded plain queue over tracks 1..=n as the SQL functions do: the
+/// queue's creation draws from stream 0, each next, add, remove and jump from the next stream.
+/// Returns what next, prev and jump give (None for none).
+fn seeded_plain(
+    mode: Mode,
+    n: usize,
+    window: Option<i64>,
+    operations: &[&str],
+) -> Vec<Option<i64>> {
+    seeded_weighted(mode, n, window, None, operations)
+}
+
+/// The listener's recent plays of a first operation `recent:T,T,...` (most recent first), and
+/// the operations after it.
+pub(crate) fn recent_plays<'a>(operations: &'a [&'a str]) -> (Vec<i64>, &'a [&'a str]) {
+    match operations.first().and_then(|op| op.strip_prefix("recent:")) {
+        Some(list) => (
+            list.split(',').map(|t| t.parse().unwrap()).collect(),
+            &operations[1..],
+        ),
+        None => (Vec::new(), operations),
+    }
+}
+
+/// [`seeded_plain`] with weights (random play): track i + 1 weighs `weights[i]`; `add:T:W` adds
+/// a track of weight W, `skip:T` and `unskip:T` take a track out of the shuffle and put it back
+/// (a removal and an add, as the SQL functions do).
+fn seeded_weighted(
+    mode: Mode,
+    n: usize,
+    window: Option<i64>,
+    weights: Option<&[u64]>,
+    operations: &[&str],
+) -> Vec<Option<i64>> {
+    let seed: [u8; 32] = std::array::from_fn(|i| i as u8);
+    let mut tracks: Vec<i64> = (1..=n as i64).collect();
+    // A first operation recent:T,T,... gives the listener's recent plays, most recent first.
+    let (recent, operations) = recent_plays(operations);
+    let held = held_back(&recent, &tracks);
+    starting_order_holding(
+        &mut tracks,
+        &held,
+        &mut operation_stream(&seed, 0),
+        &mut || {},
+    );
+    let mut queue = Queue::new(mode, n, window).unwrap();
+    let mut tape = MemoryTape::new(&tracks);
+    if let Some(weights) = weights {
+        tape.weights = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (i as i64 + 1, w))
+            .collect();
+    }
+    let mut heaviest = weights.and_then(|w| w.iter().max().copied());
+    let mut draws = 0;
+    let mut out = Vec::new();
+    for op in operations {
+        let mut parts = op.split(':');
+        let name = parts.next().unwrap();
+        let arg = parts.next().unwrap_or("");
+        if name == "prev" {
+            out.push(queue.prev(&mut tape));
+            continue;
+        }
+        draws += 1;
+        let mut stream = operation_stream(&seed, draws);
+        let track: i64 = arg.parse().unwrap_or(0);
+        match name {
+            "next" => out.push(Some(match heaviest {
+                Some(h) if queue.behind == 0 => queue.next_weighted(&mut tape, &mut stream, h),
+                _ => queue.next(&mut tape, &mut stream),
+            })),
+            "jump" => out.push(Some(queue.jump(&mut tape, track).unwrap())),
+            "add" => {
+                if let Some(w) = parts.next() {
+                    let w: u64 = w.parse().unwrap();
+                    tape.weights.insert(track, w);
+                    heaviest = heaviest.map(|h| h.max(w));
+                }
+                queue.add(&mut tape, &mut stream, track).unwrap()
+            }
+            "unskip" => queue.add(&mut tape, &mut stream, track).unwrap(),
+            "remove" | "skip" => queue.remove(&mut tape, track).unwrap(),
+            _ => panic!("{op}"),
+        }
+    }
+    out
+}
+
+fn values(text: &str) -> Vec<Option<i64>> {
+    text.split(' ').map(|v| v.parse().ok()).collect()
+}
+
+#[test]
+fn seeded_queues_give_the_golden_tracks() {
+    // From tests/reference/seeded_queue.py (an implementation of the specification in
+    // docs/playlist.md), seed 000102...1f:
+    //   seeded_queue.py SEED shuffle:10 next*12 add:11 next*6 prev prev next jump:3 remove:5 next*5
+    let mut ops = vec!["next"; 12];
+    ops.push("add:11");
+    ops.extend(["next"; 6]);
+    ops.extend(["prev", "prev", "next", "jump:3", "remove:5"]);
+    ops.extend(["next"; 5]);
+    assert_eq!(
+        seeded_plain(Mode::Shuffle, 10, None, &ops),
+        values("4 6 3 9 1 5 8 7 4 6 1 2 11 3 10 4 5 8 5 4 5 3 6 11 1 10 8")
+    );
+    //   seeded_queue.py SEED random:8:3 next*10 add:9 next*4 jump:1 next*2 remove:2 next*6
+    let mut ops = vec!["next"; 10];
+    ops.push("add:9");
+    ops.extend(["next"; 4]);
+    ops.push("jump:1");
+    ops.extend(["next"; 2]);
+    ops.push("remove:2");
+    ops.extend(["next"; 6]);
+    assert_eq!(
+        seeded_plain(Mode::Random, 8, Some(3), &ops),
+        values("8 6 4 7 2 1 6 8 4 7 1 5 3 9 1 5 8 3 7 9 6 3 1")
+    );
+    //   seeded_queue.py SEED weighted:5,1,1,2,3,1,4,1:3 next*12 add:9:5 next*6 prev next jump:2
+    //     next next skip:1 next*4 unskip:1 next*4 remove:4 next*3
+    let mut ops = vec!["next"; 12];
+    ops.push("add:9:5");
+    ops.extend(["next"; 6]);
+    ops.extend(["prev", "next", "jump:2", "next", "next", "skip:1"]);
+    ops.extend(["next"; 4]);
+    ops.push("unskip:1");
+    ops.extend(["next"; 4]);
+    ops.push("remove:4");
+    ops.extend(["next"; 3]);
+    assert_eq!(
+        seeded_weighted(
+            Mode::Random,
+            8,
+            Some(3),
+            Some(&[5, 1, 1, 2, 3, 1, 4, 1]),
+            &ops
+        ),
+        values("5 6 1 7 5 4 1 7 3 8 1 7 9 4 2 7 6 1 6 1 2 9 4 5 7 9 8 5 1 7 4 9 6 1")
+    );
+    //   seeded_queue.py SEED shuffle:200 next*150 jump:52 prev prev prev next*6 (52 played
+    //   50 plays before the jump: deep in the history)
+    let mut ops = vec!["next"; 150];
+    ops.extend(["jump:52", "prev", "prev", "prev"]);
+    ops.extend(["next"; 6]);
+    let out = seeded_plain(Mode::Shuffle, 200, None, &ops);
+    assert_eq!(out[150..], values("52 113 5 22 5 113 52 145 23 164"));
+    //   ... jump:52 prev*100: back to the oldest play remembered, 38 (the 51st), then there
+    let mut ops = vec!["next"; 150];
+    ops.push("jump:52");
+    ops.extend(["prev"; 100]);
+    let out = seeded_plain(Mode::Shuffle, 200, None, &ops);
+    assert_eq!(out[out.len() - 4..], values("64 87 182 38"));
+    //   seeded_queue.py SEED shuffle:12:4 recent:3,11,7,40,1,11,9,2 next*12
+    let mut ops = vec!["recent:3,11,7,40,1,11,9,2"];
+    ops.extend(["next"; 12]);
+    assert_eq!(
+        seeded_plain(Mode::Shuffle, 12, Some(4), &ops),
+        values("6 12 8 2 10 4 7 1 11 3 12 5")
+    );
+}
+
+#[test]
+fn weighted_picks_follow_the_weights_of_the_tracks_not_kept_out() {
+    // Random mode, 10 tracks of weights 1..=10, window 3: from a state with a full history,
+    // the next pick is track t with probability w(t) / (sum of the weights of the 7 tracks not
+    // among the last 3), and never one of those 3. Chi-square against those probabilities; a
+    // pick that takes every try (the weights ignored) must be rejected by the same test, and
+    // so must one that takes a try when v <= w instead of v < w.
+    let mut stream = seeded(60);
+    let (mut start, mut start_tape) = new_queue(Mode::Random, 10, Some(3), &mut stream);
+    start_tape.weights = (1..=10).map(|t| (t, t as u64)).collect();
+    for _ in 0..20 {
+        start.next_weighted(&mut start_tape, &mut stream, 10);
+    }
+    let recent: Vec<i64> = start_tape.contents()[7..].to_vec();
+    let eligible: Vec<i64> = (1..=10).filter(|t| !recent.contains(t)).collect();
+    let total: u64 = eligible.iter().map(|&t| t as u64).sum();
+    let expected: Vec<f64> = eligible.iter().map(|&t| t as f64 / total as f64).collect();
+    let counts_of = |draw: &mut dyn Draw, heaviest: u64| {
+        let mut counts = [0u64; 11];
+        for _ in 0..20_000 {
+            let (mut queue, mut tape) = (start.clone(), start_tape.clone());
+            counts[queue.next_weighted(&mut tape, draw, heaviest) as usize] += 1;
+        }
+        counts
+    };
+    let counts = counts_of(&mut seeded(61), 10);
+    for t in &recent {
+        assert_eq!(counts[*t as usize], 0, "{t} is one of the last 3");
+    }
+    let observed: Vec<u64> = eligible.iter().map(|&t| counts[t as usize]).collect();
+    let fair = dealcards_fairness::stats::chi_square_expected(&observed, &expected);
+    assert_eq!(fair.df, 6);
+    assert!(fair.p_value > 1e-4, "{fair:?} {observed:?}");
+    // Negative controls: weights ignored (every try taken), and an off-by-one test.
+    struct TakeEvery<'a>(&'a mut Stream, bool);
+    impl Draw for TakeEvery<'_> {
+        fn draw(&mut self, bound: u64) -> u64 {
+            self.1 = !self.1;
+            let v = self.0.draw(bound);
+            if self.1 {
+                v
+            } else {
+                0
+            }
+        }
+    }
+    let mut control = seeded(61);
+    let counts = counts_of(&mut TakeEvery(&mut control, false), 10);
+    let observed: Vec<u64> = eligible.iter().map(|&t| counts[t as usize]).collect();
+    let ignored = dealcards_fairness::stats::chi_square_expected(&observed, &expected);
+    assert!(ignored.p_value < 1e-4, "{ignored:?}");
+    // v <= w is v < w + 1: the same as every weight one larger.
+    let mut heavier = start_tape.clone();
+    heavier.weights = (1..=10).map(|t| (t, t as u64 + 1)).collect();
+    let mut counts = [0u64; 11];
+    let mut control = seeded(61);
+    for _ in 0..20_000 {
+        let (mut queue, mut tape) = (start.clone(), heavier.clone());
+        counts[queue.next_weighted(&mut tape, &mut control, 11) as usize] += 1;
+    }
+    let observed: Vec<u64> = eligible.iter().map(|&t| counts[t as usize]).collect();
+    let off_by_one = dealcards_fairness::stats::chi_square_expected(&observed, &expected);
+    assert!(off_by_one.p_value < 1e-4, "{off_by_one:?}");
+}
+
+#[test]
+fn a_weighted_queue_never_repeats_one_of_the_last_window_tracks() {
+    let mut stream = seeded(62);
+    let (mut queue, mut tape) = new_queue(Mode::Random, 12, Some(5), &mut stream);
+    tape.weights = (1..=12)
+        .map(|t| (t, if t == 1 { 1000 } else { 1 }))
+        .collect();
+    let all: HashSet<i64> = tape.tracks.iter().copied().collect();
+    let mut played = Vec::new();
+    for _ in 0..600 {
+        let t = queue.next_weighted(&mut tape, &mut stream, 1000);
+        assert!(
+            !played.iter().rev().take(5).any(|&p| p == t),
+            "{t} again within 5"
+        );
+        played.push(t);
+        check_invariants(&queue, &tape, &all);
+    }
+    // Track 1 weighs 1000 against 1: it plays as soon as it may, every sixth pick.
+    let ones = played.iter().filter(|&&t| t == 1).count();
+    assert!(ones >= 95, "{ones}");
+}
+
+#[test]
+fn recent_plays_are_held_back_to_the_end_of_the_tape() {
+    let playlist: Vec<i64> = (1..=10).collect();
+    // Most recent first; 42 is not in the playlist, 3 appears twice; at most half are held.
+    let held = held_back(&[7, 42, 3, 9, 3, 1, 2, 5, 8], &playlist);
+    assert_eq!(held, [7, 3, 9, 1, 2]);
+    let mut tracks = playlist.clone();
+    starting_order_holding(&mut tracks, &held, &mut seeded(3), &mut || {});
+    assert_eq!(
+        &tracks[5..],
+        [2, 1, 9, 3, 7],
+        "least recent first, the most recent last"
+    );
+    let mut front = tracks[..5].to_vec();
+    front.sort_unstable();
+    assert_eq!(front, [4, 5, 6, 8, 10]);
+    // With a window of 5, the most recent (at place 9) is not among the first 5 picks, and
+    // none of the held tracks is the first pick.
+    let mut queue = Queue::new(Mode::Shuffle, 10, Some(5)).unwrap();
+    let mut tape = MemoryTape::new(&tracks);
+    let mut stream = seeded(4);
+    let first: Vec<i64> = (0..5).map(|_| queue.next(&mut tape, &mut stream)).collect();
+    assert!(!first.contains(&7), "{first:?}");
+    assert!(!held.contains(&first[0]));
+    assert_eq!(held_back(&[], &playlist), Vec::<i64>::new());
+    assert_eq!(
+        held_back(&[1], &[1]),
+        Vec::<i64>::new(),
+        "never the whole playlist"
+    );
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The operations suite (tests/ops/): what database administrators do, with PostgreSQL's own
+# tools and PgBouncer, each test on servers and a pooler of its own (under target/ops):
+#   - pooler (PgBouncer from Debian, transaction and statement pooling), logical replication
+#     (a publisher and a subscriber) and a hot standby (pg_basebackup of a primary) on one
+#     major: OPS_PG_VERSION, by default the newest of PG_VERSIONS. None depends on the major for
+#     what dealcards does: the pooler speaks the same protocol to every major, the extension's
+#     tables replicate as any table does, and recovery refuses writes the same way on each (the
+#     functions ask RecoveryInProgress()). One major keeps make test's time; the newest is what
+#     a new replica or pooler is set up on.
+#   - pg_upgrade from the oldest to the newest major of PG_VERSIONS, both PyPI builds (Debian's
+#     PostgreSQL 15 cannot be upgraded to a PyPI build whatever the extensions: its catalog has a
+#     parameter those builds do not know), so 14 -> 18 by default; with fewer than two such
+#     majors in PG_VERSIONS it does not run, and says so.
+# The majors used get the extension installed first when they have none (make test has
+# installed it into every major by then). Arguments go to cargo test (a test's name, or
+# `-- --nocapture`).
+source "$(dirname "$0")/common.sh"
+cd "$ROOT"
+"$ROOT/scripts/setup.sh"
+
+sorted=$(printf '%s\n' $PG_VERSIONS | sort -n)
+read -r first_major _ <<<"$PG_VERSIONS"
+ops_major=${OPS_PG_VERSION:-$(tail -1 <<<"$sorted")}
+pypi_majors=$(grep -vx "$SYSTEM_PG_VERSION" <<<"$sorted" || true)
+upgrade_from=$(head -1 <<<"$pypi_majors")
+upgrade_to=$(tail -1 <<<"$pypi_majors")
+
+install_debian_packages " for the pooler test" pgbouncer
+
+needed=$ops_major
+[ -z "$upgrade_from" ] || [ "$upgrade_from" = "$upgrade_to" ] || needed="$needed $upgrade_from $upgrade_to"
+for major in $(printf '%s\n' $needed | sort -un); do
+  use_pg "$major"
+  if [ ! -f "$("$PG_CONFIG" --sharedir)/extension/dealcards.control" ]; then
+    PG_VERSION=$major "$ROOT/scripts/install.sh" --server-test
+  fi
+done
+
+export DEALCARDS_OPS_DIR DEALCARDS_OPS_PG_BIN DEALCARDS_PGBOUNCER
+DEALCARDS_OPS_DIR=$(server_dir ops)
+DEALCARDS_OPS_PG_BIN=$(pg_bin_of "$ops_major")
+DEALCARDS_PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+[ "$AS_ROOT" = 0 ] || export DEALCARDS_OPS_RUNAS=$PG_OS_USER
+
+skip=()
+if [ -n "$upgrade_from" ] && [ "$upgrade_from" != "$upgrade_to" ]; then
+  export DEALCARDS_UPGRADE_FROM_BIN DEALCARDS_UPGRADE_TO_BIN
+  DEALCARDS_UPGRADE_FROM_BIN=$(pg_bin_of "$upgrade_from")
+  DEALCARDS_UPGRADE_TO_BIN=$(pg_bin_of "$upgrade_to")
+  say "operations: PgBouncer and logical replication on PostgreSQL $ops_major, pg_upgrade from $upgrade_from to $upgrade_to"
+else
+  skip=(--skip pg_upgrade::)
+  say "operations: PgBouncer and logical replication on PostgreSQL $ops_major; pg_upgrade does not run (PG_VERSIONS=\"$PG_VERSIONS\" has fewer than two majors from PyPI)"
+fi
+# The tests talk to their servers over connections: the build of the other server tests serves.
+args=("$@")
+if [ ${#skip[@]} -gt 0 ]; then
+  case " $* " in
+    *" -- "*) args+=("${skip[@]}") ;;
+    *) args+=(-- "${skip[@]}") ;;
+  esac
+fi
+cargo test --no-default-features --features "pg$first_major server_tests ops_tests" --test ops "${args[@]}"

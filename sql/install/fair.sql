@@ -1,0 +1,55 @@
+-- Provably fair deals (docs/provably_fair.md): the server seeds of a desk's rounds.
+--
+-- An unrevealed server seed is the one secret of the protocol. fair_seed has no privileges for
+-- any role but its owner (the role that created the extension): the extension's functions read
+-- and write it as that owner, for that one statement, and never return a seed. Everyone else
+-- sees commitments, and seeds whose reveal has committed, through the fair_commitment view.
+CREATE TABLE @extschema@.fair_seed (
+    desk_id      int NOT NULL,
+    round        int NOT NULL,
+    commitment   bytea NOT NULL,
+    server_seed  bytea NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    revealed_at  timestamptz,
+    -- The round while its seed is unrevealed, NULL once revealed: what a desk may name.
+    unrevealed_round int GENERATED ALWAYS AS (CASE WHEN revealed_at IS NULL THEN round END) STORED,
+    -- The round's rules, fixed with its commitment and published with it: the protocol (1 for
+    -- rounds committed before 0.5.0, whose chain does not cover the players; 2 since), the seats
+    -- the house plays (their client seed is the empty one, fixed at the commitment), and whether
+    -- every other seat's player must set a client seed before a deal.
+    protocol       smallint NOT NULL,
+    house_seats    smallint[] NOT NULL,
+    seeds_required boolean NOT NULL,
+    PRIMARY KEY (desk_id, round),
+    CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
+);
+REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
+
+-- A desk in provably fair mode names one of its own rounds whose seed is unrevealed, with that
+-- round's commitment: no role that may update desk can point it at a revealed, rolled-back or
+-- another desk's round. Checked as fair_seed's owner, so it needs no privilege on fair_seed. The
+-- round that a desk names is what a backend keys its copy of the round's seed by.
+ALTER TABLE @extschema@.desk
+    ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
+        REFERENCES @extschema@.fair_seed (desk_id, unrevealed_round, commitment);
+
+-- Every commitment with its rules, and its server seed once revealed: NULL before, and NULL to
+-- the transaction that reveals it until that transaction has committed (so no transaction that
+-- can still undo a reveal, and with it keep the round in force, ever reads the seed). The seed
+-- column is the view's own expression, so no condition a reader adds can see an unrevealed one.
+CREATE VIEW @extschema@.fair_commitment WITH (security_barrier) AS
+SELECT desk_id,
+       round,
+       commitment,
+       CASE WHEN revealed_at IS NOT NULL AND NOT @extschema@.dealcards_written_here(xmin)
+            THEN server_seed END AS server_seed,
+       committed_at,
+       revealed_at,
+       protocol,
+       house_seats,
+       seeds_required
+  FROM @extschema@.fair_seed;
+
+-- A database's dump keeps its commitments and seeds (a superuser's dump: no one else can read
+-- fair_seed).
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.fair_seed', '');

@@ -1,0 +1,561 @@
+//! SQL functions for provably fair deals (docs/provably_fair.md): the house's commitments, the
+//! players' client seeds, the pure recomputation, the verification of stored games and what the
+//! house publishes.
+//!
+//! The server seeds live in fair_seed, which only its owner (the role that created the
+//! extension) can read; the store reads them as that owner, and nothing here returns, raises or
+//! notifies a seed: a revealed one is read from the fair_commitment view, which shows it once
+//! the reveal has committed. A desk can name only an unrevealed round of its own, with that
+//! round's commitment (the foreign key desk_fair_round_fkey): so a backend keeps the seed of the
+//! round it last dealt under at each desk ([`ROUND_SEEDS`]) and reads it again only when the
+//! desk names another.
+//!
+//! What a deal may depend on: only what was committed before its transaction. A deal refuses a
+//! round, a seat or a client seed written by its own transaction (which could undo them and
+//! deal again with other ones, keeping the deal it likes), so a rolled-back deal comes back the
+//! same, or not at all.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use pgrx::spi::SpiClient;
+
+use crate::desk_store::{DeskStore, FairRecord, FairState, RoundRules, Seats};
+use crate::installed::Tables;
+use crate::statements::ExtensionSchema;
+use crate::text::{utf8_of, TextBytes, Utf8Texts};
+use crate::{changed_outside, ok_or_raise, raise};
+use dealcards_core::deal::{DouDizhuDeal, SEATS};
+use dealcards_core::error::{Error, ErrorKind};
+use dealcards_core::fair::verify::{self, Checked};
+use dealcards_core::fair::{self, Hash, Recorded, ServerSeed, CHAIN_START};
+
+mod before_0_5;
+
+extension_sql_file!(
+    "../sql/install/fair.sql",
+    name = "fair_tables",
+    requires = ["dealing_tables", dealcards_written_here]
+);
+
+/// Lower-case hex, as commitments, seeds and hashes appear in deal results and notifications.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
+}
+
+/// Whether a row version was written by this transaction or one of its subtransactions (its
+/// xmin is one of this transaction's ids): what this transaction could still undo. The
+/// fair_commitment view hides a seed from the transaction that reveals it, and a deal refuses
+/// inputs written by its own transaction.
+#[pg_extern(stable, strict, parallel_safe)]
+fn dealcards_written_here(xmin: pg_sys::TransactionId) -> bool {
+    // SAFETY: reads this backend's transaction state.
+    unsafe { pg_sys::TransactionIdIsCurrentTransactionId(xmin) }
+}
+
+fn not_fair(desk_id: i32, doing: &str) -> ! {
+    raise(Error::new(
+        ErrorKind::NotReady,
+        format!("desk {desk_id} is not in provably fair mode: {doing}"),
+    ))
+}
+
+/// A desk whose provably fair state no function of dealcards could have left (XX001).
+fn broken(desk_id: i32, why: &str) -> ! {
+    changed_outside(
+        format!(
+            "desk {desk_id}'s provably fair state was changed outside dealcards' functions: {why}"
+        ),
+        "fair_mode_off and fair_mode_on put the desk under a new commitment.",
+    )
+}
+
+/// Draws a new server seed, stores it as the desk's next round (with `rules`, none on the tables
+/// of 0.3.0 and 0.4.0) and puts its commitment in force.
+fn commit(desks: &mut DeskStore<'_, '_>, desk_id: i32, rules: Option<RoundRules<'_>>) -> Hash {
+    let seed = ok_or_raise(fair::new_server_seed());
+    let commitment = fair::commitment(&seed);
+    desks.commit_round(desk_id, &commitment, &seed, rules);
+    commitment
+}
+
+/// The time a reveal holds the desk's lock (clock time, not the transaction's start): a deal
+/// dealt later than this waited for the reveal. Passed as a value: Citus routes no UPDATE that
+/// calls a volatile function.
+fn now() -> pgrx::datum::TimestampWithTimeZone {
+    // SAFETY: reads the clock.
+    let now = unsafe { pg_sys::GetCurrentTimestamp() };
+    pgrx::datum::TimestampWithTimeZone::try_from(now)
+        .unwrap_or_else(|e| pgrx::error!("cannot read the clock: {e}"))
+}
+
+/// Marks the round revealed. Its seed is not read: the fair_commitment view shows it once this
+/// transaction has committed, and never to a transaction that can still undo the reveal.
+fn reveal(desks: &mut DeskStore<'_, '_>, desk_id: i32, round: i32) {
+    if !desks.reveal(desk_id, round, now()) {
+        changed_outside(
+            format!("desk {desk_id} names round {round} as its commitment, which has no unrevealed server seed"),
+            "The desk's fair_round was changed outside dealcards' functions; fair_mode_off and fair_mode_on start a new round.",
+        );
+    }
+}
+
+/// Runs `f` with the desk store of the calling function's schema.
+fn with_desks<R>(
+    fcinfo: pg_sys::FunctionCallInfo,
+    f: impl FnOnce(&mut DeskStore<'_, '_>) -> R,
+) -> R {
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client: &mut SpiClient<'_>| f(&mut DeskStore::new(client, &schema)))
+}
+
+/// Checks the house seats a round is given, for the round's rules.
+fn house_seats(seats: &[Option<i32>]) -> Vec<i16> {
+    let house = ok_or_raise(fair::house_seats(seats));
+    (1..=SEATS as i16)
+        .filter(|s| house[*s as usize - 1])
+        .collect()
+}
+
+/// Puts a desk in provably fair mode and returns the commitment in force: a new one under the
+/// rules given, or the current one when the desk is in the mode already.
+#[pg_extern(name = "fair_mode_on", volatile, strict, parallel_unsafe)]
+fn fair_mode_on_v2(
+    desk_id: i32,
+    house_seats: default!(Vec<Option<i32>>, "'{}'"),
+    seeds_required: default!(bool, true),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> Vec<u8> {
+    let house = self::house_seats(&house_seats);
+    with_desks(fcinfo, |desks| match desks.lock_commitment(desk_id) {
+        Some((_, commitment)) => commitment,
+        None => {
+            let rules = RoundRules {
+                house_seats: &house,
+                seeds_required,
+            };
+            commit(desks, desk_id, Some(rules)).to_vec()
+        }
+    })
+}
+
+/// Takes a desk out of provably fair mode, revealing the round in force: its round and
+/// commitment (no row when the desk was not in the mode). The seed is in fair_commitment once
+/// this transaction has committed.
+#[pg_extern(name = "fair_mode_off", volatile, strict, parallel_unsafe)]
+fn fair_mode_off_v2(
+    desk_id: i32,
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<'static, (name!(round, i32), name!(commitment, Vec<u8>))> {
+    let revealed = with_desks(fcinfo, |desks| {
+        let (round, commitment) = desks.lock_commitment(desk_id)?;
+        // First off the round: a desk names unrevealed rounds only (desk_fair_round_fkey).
+        desks.leave_fair_mode(desk_id);
+        reveal(desks, desk_id, round);
+        Some((round, commitment))
+    });
+    TableIterator::new(revealed)
+}
+
+/// Reveals the round in force at a desk and commits to a new one for the following deals, under
+/// the same rules unless others are given: the revealed round, its commitment and the next
+/// commitment. The seed is in fair_commitment once this transaction has committed.
+#[pg_extern(name = "fair_reveal", volatile, parallel_unsafe)]
+fn fair_reveal_v2(
+    desk_id: Option<i32>,
+    house_seats: default!(Option<Vec<Option<i32>>>, "NULL"),
+    seeds_required: default!(Option<bool>, "NULL"),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<
+    'static,
+    (
+        name!(round, i32),
+        name!(commitment, Vec<u8>),
+        name!(next_commitment, Vec<u8>),
+    ),
+> {
+    let Some(desk_id) = desk_id else {
+        return TableIterator::new(None);
+    };
+    let given_house = house_seats.map(|seats| self::house_seats(&seats));
+    let row = with_desks(fcinfo, |desks| {
+        let (round, commitment) = desks
+            .lock_commitment(desk_id)
+            .unwrap_or_else(|| not_fair(desk_id, "there is no commitment to reveal"));
+        let current = desks
+            .round(desk_id, round)
+            .unwrap_or_else(|| broken(desk_id, "its round has no unrevealed server seed"));
+        let house = given_house.unwrap_or_else(|| {
+            current
+                .house_seats
+                .iter()
+                .flatten()
+                .map(|&s| s as i16)
+                .collect()
+        });
+        let rules = RoundRules {
+            house_seats: &house,
+            seeds_required: seeds_required.unwrap_or(current.seeds_required),
+        };
+        // The desk moves to its next round first: a revealed round is one no desk names.
+        let next = commit(desks, desk_id, Some(rules));
+        reveal(desks, desk_id, round);
+        (round, commitment, next.to_vec())
+    });
+    TableIterator::once(row)
+}
+
+/// Sets the client seed of the player in a seat (1..3) of a desk for the round in force: once
+/// per seating and round.
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn set_client_seed(desk_id: i32, seat: i32, seed: TextBytes<'_>, fcinfo: pg_sys::FunctionCallInfo) {
+    if !(1..=SEATS as i32).contains(&seat) {
+        raise(Error::invalid(format!(
+            "seat must be 1 to {SEATS}, got {seat}"
+        )));
+    }
+    let utf8 = utf8_of(seed.0);
+    ok_or_raise(fair::check_client_seed(seat as usize, &utf8));
+    let schema = ExtensionSchema::of(fcinfo);
+    Spi::connect_mut(|client| {
+        let mut desks = DeskStore::new(client, &schema);
+        let desk = desks.lock(desk_id, false);
+        let round = if desks.tables() == Tables::Current {
+            let state = desk.fair.as_ref().unwrap_or_else(|| {
+                not_fair(
+                    desk_id,
+                    "a client seed answers the commitment in force; fair_mode_on first",
+                )
+            });
+            let (_, kept) = kept_round(&mut desks, &schema, desk_id, state);
+            if kept.house[seat as usize - 1] {
+                raise(Error::new(
+                    ErrorKind::NotReady,
+                    format!("seat {seat} is a house seat in round {} of desk {desk_id}: its client seed is the empty one, fixed with the commitment", state.round),
+                ));
+            }
+            state.round
+        } else {
+            0
+        };
+        match desks.set_client_seed(desk_id, round, seat as i16, utf8) {
+            Ok(Some(_)) => {}
+            Ok(None) => raise(Error::new(
+                ErrorKind::NotFound,
+                format!("seat {seat} of desk {desk_id} is empty: a client seed belongs to a seated player"),
+            )),
+            Err(player) => raise(Error::new(
+                ErrorKind::NotReady,
+                format!("player {player} in seat {seat} of desk {desk_id} has set a client seed under round {round} already: a seed is set once per seating and round, and fair_reveal starts a new round"),
+            )),
+        }
+    });
+}
+
+/// The deal a server seed, three client seeds and a nonce give, with no table: the recomputation
+/// anyone can run once the server seed is revealed.
+// The row type is spelled out: pgrx reads the column names from it.
+#[allow(clippy::type_complexity)]
+#[pg_extern(immutable, strict, parallel_safe)]
+fn fair_deal(
+    server_seed: &[u8],
+    client_seeds: Utf8Texts,
+    nonce: i64,
+) -> TableIterator<
+    'static,
+    (
+        name!(p1_cards, Vec<i32>),
+        name!(p2_cards, Vec<i32>),
+        name!(p3_cards, Vec<i32>),
+        name!(extra_cards, Vec<i32>),
+        name!(leader, i16),
+    ),
+> {
+    let seed = ok_or_raise(fair::server_seed(server_seed));
+    let seeds = ok_or_raise(fair::client_seeds(&client_seeds.0));
+    let nonce = ok_or_raise(fair::nonce(nonce));
+    let deal = fair::deal(&seed, &seeds, nonce);
+    TableIterator::once((
+        deal.hands[0].to_vec(),
+        deal.hands[1].to_vec(),
+        deal.hands[2].to_vec(),
+        deal.extra.to_vec(),
+        deal.leader as i16,
+    ))
+}
+
+/// A round as a backend keeps it while its seed is unrevealed: the round, its commitment, the
+/// seed and the rules fixed with it.
+#[derive(Clone)]
+struct KeptRound {
+    round: i32,
+    commitment: Hash,
+    seed: ServerSeed,
+    protocol: i16,
+    /// Which seats the house plays.
+    house: [bool; SEATS],
+    seeds_required: bool,
+}
+
+thread_local! {
+    /// The round each desk (of a schema) was last dealt under in this backend, with its seed
+    /// and rules. A desk can only name an unrevealed round of its own, with that round's
+    /// commitment (desk_fair_round_fkey), and a commitment is the SHA-256 of its seed: so a desk
+    /// naming the same round and commitment again is under the same unrevealed seed and rules,
+    /// and the kept copy is what a read would give. Only rounds committed by an earlier
+    /// transaction are kept, so a kept round is never one the current transaction could undo. A
+    /// desk with an entry is one this backend last dealt in provably fair mode
+    /// ([`dealt_fair`]). Bounded: cleared at 65,536 desks.
+    static ROUND_SEEDS: RefCell<HashMap<(pg_sys::Oid, i32), KeptRound>> =
+        RefCell::new(HashMap::new());
+}
+
+/// Whether this backend keeps the seed of a round of the desk: it last dealt the desk in
+/// provably fair mode, so deal_cards reads the seats with the desk's lock.
+pub fn dealt_fair(schema: &ExtensionSchema, desk_id: i32) -> bool {
+    ROUND_SEEDS.with_borrow(|seeds| seeds.contains_key(&(schema.oid(), desk_id)))
+}
+
+/// Forgets the desk's kept seed: deal_cards found the desk out of provably fair mode.
+pub fn forget(schema: &ExtensionSchema, desk_id: i32) {
+    ROUND_SEEDS.with_borrow_mut(|seeds| seeds.remove(&(schema.oid(), desk_id)));
+}
+
+/// The round a desk names, with its unrevealed seed and rules: this backend's copy, or read as
+/// fair_seed's owner and checked against the commitment. Also whether this very transaction
+/// committed the round (never so for a kept copy). On tables whose rounds are not keyed to the
+/// desk (0.3.0's) it is read every time.
+fn kept_round(
+    desks: &mut DeskStore<'_, '_>,
+    schema: &ExtensionSchema,
+    desk_id: i32,
+    desk: &FairState,
+) -> (bool, KeptRound) {
+    let key = (schema.oid(), desk_id);
+    let commitment = desk.commitment.as_deref().unwrap_or_default();
+    let keep = desks.tables().rounds_are_keyed();
+    if keep {
+        let kept = ROUND_SEEDS.with_borrow(|seeds| {
+            seeds
+                .get(&key)
+                .filter(|k| k.round == desk.round && k.commitment[..] == *commitment)
+                .cloned()
+        });
+        if let Some(kept) = kept {
+            return (false, kept);
+        }
+    }
+    let stored = desks
+        .round(desk_id, desk.round)
+        .unwrap_or_else(|| broken(desk_id, "its round has no unrevealed server seed"));
+    let seed = fair::server_seed(&stored.server_seed)
+        .unwrap_or_else(|_| broken(desk_id, "its round's server seed is not 32 bytes"));
+    let hash = fair::commitment(&seed);
+    if hash[..] != *commitment {
+        broken(desk_id, "its commitment is not the one of its round");
+    }
+    let house = fair::house_seats(&stored.house_seats)
+        .unwrap_or_else(|_| broken(desk_id, "its round's house seats are not seats"));
+    let round = KeptRound {
+        round: desk.round,
+        commitment: hash,
+        seed,
+        protocol: stored.protocol,
+        house,
+        seeds_required: stored.seeds_required,
+    };
+    if keep && !stored.written_here {
+        ROUND_SEEDS.with_borrow_mut(|seeds| {
+            if seeds.len() >= 65_536 {
+                seeds.clear();
+            }
+            seeds.insert(key, round.clone());
+        });
+    }
+    (stored.written_here, round)
+}
+
+/// Refuses a provably fair deal that would depend on something its own transaction wrote
+/// (55000): that transaction could undo it and deal again with something else in its place.
+fn refuse_own_input(desk_id: i32, what: String) -> ! {
+    pgrx::ereport!(
+        ERROR,
+        pgrx::PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("desk {desk_id} cannot deal in provably fair mode: {what} in this transaction"),
+        "A provably fair deal uses only a round, seats and client seeds committed before its transaction, so that undoing it and dealing again gives the same deal. Commit, then deal."
+    );
+}
+
+/// The provably fair deal at a locked desk with these (checked) seats: the next nonce under its
+/// round, from the seated players' client seeds, and what is recorded of it. Refuses (55000)
+/// inputs this transaction wrote, and a seat without a seed in a round that requires one.
+pub fn deal_at(
+    desks: &mut DeskStore<'_, '_>,
+    schema: &ExtensionSchema,
+    desk_id: i32,
+    desk: &FairState,
+    seats: &Seats,
+) -> (DouDizhuDeal, FairRecord) {
+    let (round_written_here, round) = kept_round(desks, schema, desk_id, desk);
+    if round_written_here {
+        refuse_own_input(desk_id, format!("its round {} was committed", desk.round));
+    }
+    if let Some(seat) = seats.written_here.iter().position(|&w| w) {
+        refuse_own_input(
+            desk_id,
+            format!("the player or the client seed of seat {} was set", seat + 1),
+        );
+    }
+    let mut given: Vec<Option<Vec<u8>>> = Vec::with_capacity(SEATS);
+    for seat in 0..SEATS {
+        let seed = if round.house[seat] {
+            // A house seat's seed is the empty one, fixed with the commitment.
+            Vec::new()
+        } else {
+            match &seats.client_seeds[seat] {
+                Some(seed) => seed.clone(),
+                None if round.seeds_required => raise(Error::new(
+                    ErrorKind::NotReady,
+                    format!(
+                        "desk {desk_id} cannot deal: player {} in seat {} has set no client seed under round {}, which requires one from every player",
+                        seats.player_ids[seat].unwrap_or_default(),
+                        seat + 1,
+                        round.round
+                    ),
+                )),
+                None => Vec::new(),
+            }
+        };
+        given.push(Some(seed));
+    }
+    let seed_refs = ok_or_raise(fair::client_seeds(&given));
+    let nonce = ok_or_raise(fair::nonce(desk.nonce));
+    let deal = fair::deal(&round.seed, &seed_refs, nonce);
+    let previous: Hash = desk
+        .chain_head
+        .as_deref()
+        .and_then(|h| h.try_into().ok())
+        .unwrap_or(CHAIN_START);
+    // Checked seats are all taken.
+    let players = seats.player_ids.map(|p| p.unwrap_or_default());
+    let chained = (round.protocol >= 2).then_some(players);
+    let recorded = Recorded::of_deal(desk_id, &round.commitment, nonce, chained, seed_refs, &deal);
+    let chain_hash = fair::chain_hash(&previous, &recorded).expect("a fresh deal hashes");
+    let record = FairRecord {
+        round: round.round,
+        commitment: round.commitment,
+        nonce: desk.nonce,
+        players,
+        client_seeds: given.into_iter().flatten().collect(),
+        chain_hash,
+    };
+    (deal, record)
+}
+
+/// A verification's rows: game_id, round, nonce, verified, problem.
+type Rows = Vec<(
+    Option<i64>,
+    Option<i32>,
+    Option<i64>,
+    Option<bool>,
+    Option<String>,
+)>;
+
+fn rows(checked: Vec<Checked>) -> Rows {
+    checked
+        .into_iter()
+        .map(|c| (c.game_id, c.round, c.nonce, c.verified, c.problem))
+        .collect()
+}
+
+/// Walks a desk's chain of fair games and lists the rounds it left without a reveal
+/// ([`verify::check_desk`]).
+fn check_desk(desks: &mut DeskStore<'_, '_>, desk_id: i32) -> Vec<Checked> {
+    let head = desks.chain_head(desk_id);
+    let games = desks.fair_games(desk_id);
+    let left = desks.rounds_left(desk_id);
+    verify::check_desk(desk_id, head.as_deref(), games, &left)
+}
+
+/// Verifies a desk's whole provably fair history: one row per fair game in chain order
+/// (verified true: recomputed and linked; NULL: linked, seed not revealed yet; false: the
+/// problem says what is wrong), and a last row if the chain's head is missing.
+// The row type is spelled out: pgrx reads the column names from it.
+#[allow(clippy::type_complexity)]
+#[pg_extern(stable, strict, parallel_unsafe)]
+fn fair_verify_desk(
+    desk_id: i32,
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<
+    'static,
+    (
+        name!(game_id, Option<i64>),
+        name!(round, Option<i32>),
+        name!(nonce, Option<i64>),
+        name!(verified, Option<bool>),
+        name!(problem, Option<String>),
+    ),
+> {
+    TableIterator::new(rows(with_desks(fcinfo, |desks| check_desk(desks, desk_id))))
+}
+
+/// What the house publishes of a desk for its players to check their receipts against: its
+/// rounds with their rules and, once revealed, their seeds; its provably fair games in chain
+/// order; its chain head (docs/provably_fair.md).
+#[pg_extern(stable, strict, parallel_unsafe)]
+fn fair_publication(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> pgrx::JsonB {
+    with_desks(fcinfo, |desks| desks.publication(desk_id))
+}
+
+/// Verifies one stored game: its deal recomputes from the revealed seed, its client seeds and
+/// nonce, and its link in the desk's chain holds.
+// The row type is spelled out: pgrx reads the column names from it.
+#[allow(clippy::type_complexity)]
+#[pg_extern(stable, strict, parallel_unsafe)]
+fn fair_verify_game(
+    game_id: i64,
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<
+    'static,
+    (
+        name!(game_id, Option<i64>),
+        name!(round, Option<i32>),
+        name!(nonce, Option<i64>),
+        name!(verified, Option<bool>),
+        name!(problem, Option<String>),
+    ),
+> {
+    let checked = with_desks(fcinfo, |desks| {
+        let (desk_id, is_fair) = desks.game_desk(game_id).unwrap_or_else(|| {
+            raise(Error::new(
+                ErrorKind::NotFound,
+                format!("game {game_id} does not exist"),
+            ))
+        });
+        if !is_fair {
+            raise(Error::invalid(format!(
+                "game {game_id} was not dealt in provably fair mode: there is nothing to verify"
+            )));
+        }
+        check_desk(desks, desk_id)
+    });
+    let mine = checked
+        .into_iter()
+        .find(|c| c.game_id == Some(game_id))
+        .expect("the desk's walk includes each of its fair games");
+    if mine.verified.is_none() {
+        raise(Error::new(
+            ErrorKind::NotReady,
+            format!("game {game_id} cannot be verified yet: the server seed of its commitment is not revealed"),
+        ));
+    }
+    TableIterator::new(rows(vec![mine]))
+}

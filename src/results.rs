@@ -1,0 +1,468 @@
+//! Results built in place: one palloc of the final array or text, whose bytes the core writes
+//! directly, instead of a Rust Vec or String copied into a Postgres value afterwards. Every
+//! function that returns a large array or text builds it here.
+
+use std::marker::PhantomData;
+use std::mem::size_of;
+
+use pgrx::callconv::{BoxRet, FcInfo};
+use pgrx::datum::AnyArray;
+use pgrx::datum::Datum;
+use pgrx::pg_sys;
+use pgrx::pgrx_sql_entity_graph::metadata::{
+    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
+};
+use pgrx::FromDatum;
+use pgrx::IntoDatum;
+
+use dealcards_core::error::{Error, ErrorKind};
+use dealcards_core::scratch::advise_huge_pages;
+use dealcards_core::shuffle::MAX_ARRAY_ITEMS;
+
+/// Postgres's largest single allocation (MaxAllocSize).
+pub const MAX_ALLOC: usize = 0x3fff_ffff;
+const MAXALIGN: usize = pg_sys::MAXIMUM_ALIGNOF as usize;
+
+/// `offset` rounded up to a multiple of `alignment`, a power of two (a mask, not a division:
+/// this runs once per array element).
+pub fn align_to(offset: usize, alignment: usize) -> usize {
+    debug_assert!(alignment.is_power_of_two());
+    (offset + alignment - 1) & !(alignment - 1)
+}
+
+/// Bytes before the data of an array: `ARR_OVERHEAD_NONULLS` / `ARR_OVERHEAD_WITHNULLS`.
+pub fn overhead(ndim: usize, elements: usize, with_nulls: bool) -> usize {
+    let bitmap = if with_nulls { elements.div_ceil(8) } else { 0 };
+    align_to(
+        size_of::<pg_sys::ArrayType>() + 2 * size_of::<i32>() * ndim + bitmap,
+        MAXALIGN,
+    )
+}
+
+/// Allocates an array with these dimensions and lets `fill` write its null bitmap (if any,
+/// zeroed first) and every one of its `data_len` data bytes. Refuses, before allocating, what
+/// Postgres cannot hold.
+pub fn new_array(
+    elemtype: pg_sys::Oid,
+    dims: &[i32],
+    lower_bounds: &[i32],
+    with_nulls: bool,
+    data_len: usize,
+    fill: impl FnOnce(Option<&mut [u8]>, &mut [u8]),
+) -> Result<*mut pg_sys::ArrayType, Error> {
+    let ndim = dims.len();
+    let elements: usize = dims.iter().map(|&d| d as usize).product();
+    let head = overhead(ndim, elements, with_nulls);
+    let size = head + data_len;
+    if size > MAX_ALLOC {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("an array of {size} bytes is larger than the {MAX_ALLOC} Postgres can hold"),
+        ));
+    }
+    // SAFETY: palloc returns `size` MAXALIGNed bytes or raises an ERROR. The first `head` bytes
+    // are zeroed and hold ArrayType, dims[ndim], lbound[ndim], the bitmap and padding; `fill`
+    // writes the data bytes after them. The two slices lie within the block and do not overlap.
+    // Nothing is zeroed twice: the data may be hundreds of megabytes.
+    unsafe {
+        let block = pg_sys::palloc(size) as *mut u8;
+        // The data is written in one pass: fresh memory faults in 2 MB at a time, not 4 KB.
+        advise_huge_pages(block, size);
+        std::ptr::write_bytes(block, 0, head);
+        let array = block as *mut pg_sys::ArrayType;
+        pgrx::set_varsize_4b(array as *mut pg_sys::varlena, size as i32);
+        (*array).ndim = ndim as i32;
+        (*array).dataoffset = if with_nulls { head as i32 } else { 0 };
+        (*array).elemtype = elemtype;
+        let ints = block.add(size_of::<pg_sys::ArrayType>()) as *mut i32;
+        for d in 0..ndim {
+            *ints.add(d) = dims[d];
+            *ints.add(ndim + d) = lower_bounds[d];
+        }
+        let bitmap = with_nulls.then(|| {
+            std::slice::from_raw_parts_mut(
+                block.add(size_of::<pg_sys::ArrayType>() + 2 * size_of::<i32>() * ndim),
+                elements.div_ceil(8),
+            )
+        });
+        let data = std::slice::from_raw_parts_mut(block.add(head), data_len);
+        fill(bitmap, data);
+        Ok(array)
+    }
+}
+
+/// An array built by [`new_array`] (or any valid array) as the `anyarray` a function returns.
+pub fn as_anyarray(array: *mut pg_sys::ArrayType) -> AnyArray {
+    // SAFETY: a valid, non-null array datum; the type oid is not used for returning it.
+    unsafe {
+        AnyArray::from_polymorphic_datum(pg_sys::Datum::from(array), false, pg_sys::ANYARRAYOID)
+            .expect("a non-null datum")
+    }
+}
+
+/// A value of SQL type `S` (the type pgrx gives the Rust type `S`), built in place and ready to
+/// return: functions declare it where they would declare `S`.
+pub struct Built<S> {
+    datum: pg_sys::Datum,
+    sql_type: PhantomData<S>,
+}
+
+impl<S: IntoDatum> IntoDatum for Built<S> {
+    fn into_datum(self) -> Option<pg_sys::Datum> {
+        Some(self.datum)
+    }
+
+    fn type_oid() -> pg_sys::Oid {
+        S::type_oid()
+    }
+}
+
+// SAFETY: the datum is a complete, palloc'd value of S's SQL type in the function's memory
+// context, which is what a function returns by reference.
+unsafe impl<S> BoxRet for Built<S> {
+    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
+        // SAFETY: as above; the datum is not NULL.
+        unsafe { fcinfo.return_raw_datum(self.datum) }
+    }
+}
+
+// SAFETY: the SQL type is S's, so S's mapping describes it exactly.
+unsafe impl<S: SqlTranslatable> SqlTranslatable for Built<S> {
+    const TYPE_IDENT: &'static str = S::TYPE_IDENT;
+    const TYPE_ORIGIN: TypeOrigin = S::TYPE_ORIGIN;
+    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = S::ARGUMENT_SQL;
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> = S::RETURN_SQL;
+}
+
+/// An element type an [`IntArray`] can hold.
+pub trait Element: Copy + IntoDatum + SqlTranslatable {
+    const OID: pg_sys::Oid;
+}
+
+impl Element for i32 {
+    const OID: pg_sys::Oid = pg_sys::INT4OID;
+}
+
+impl Element for i64 {
+    const OID: pg_sys::Oid = pg_sys::INT8OID;
+}
+
+/// A one-dimensional int[] or bigint[] with lower bound 1.
+pub type IntArray<T> = Built<Vec<T>>;
+
+/// Bytes before the data of a one-dimensional array without a null bitmap.
+const HEADER_1D: usize = 24;
+
+/// The most elements of type T one array can hold: Postgres's MaxArraySize, and the whole array
+/// in one allocation.
+pub fn max_items<T>() -> usize {
+    MAX_ARRAY_ITEMS.min((MAX_ALLOC - HEADER_1D) / size_of::<T>())
+}
+
+impl<T: Element> Built<Vec<T>> {
+    /// An array of `len` elements in the current memory context, every one of them written by
+    /// `fill`. Refuses, before allocating, an array Postgres could not hold.
+    pub fn build(len: usize, fill: impl FnOnce(&mut [T])) -> Result<Self, Error> {
+        if len > max_items::<T>() {
+            return Err(Error::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "an array of {len} elements is larger than the {} one array can hold",
+                    max_items::<T>()
+                ),
+            ));
+        }
+        let (dims, lower_bounds): (&[i32], &[i32]) = if len == 0 {
+            (&[], &[])
+        } else {
+            (&[len as i32], &[1])
+        };
+        let array = new_array(
+            T::OID,
+            dims,
+            lower_bounds,
+            false,
+            len * size_of::<T>(),
+            |_, data| {
+                // SAFETY: the data of an array starts MAXALIGNed (the block is, and the header is a
+                // multiple of MAXALIGN), and any bytes are a valid i32 or i64.
+                let (head, items, tail) = unsafe { data.align_to_mut::<T>() };
+                assert!(head.is_empty() && tail.is_empty(), "array data is aligned");
+                fill(items);
+            },
+        )?;
+        Ok(Built {
+            datum: pg_sys::Datum::from(array),
+            sql_type: PhantomData,
+        })
+    }
+}
+
+impl Built<String> {
+    /// A text of `len` bytes, every one of them written by `fill` (valid in the database's
+    /// encoding: the caller's promise).
+    pub fn text(len: usize, fill: impl FnOnce(&mut [u8])) -> Result<Self, Error> {
+        let size = pg_sys::VARHDRSZ + len;
+        if size > MAX_ALLOC {
+            return Err(Error::new(
+                ErrorKind::TooLarge,
+                format!("a text of {len} bytes is larger than the {MAX_ALLOC} Postgres can hold"),
+            ));
+        }
+        // SAFETY: palloc returns `size` bytes or raises an ERROR; the first VARHDRSZ bytes are the
+        // 4-byte varlena header set here, and the slice covers exactly the `len` bytes after it.
+        unsafe {
+            let text = pg_sys::palloc(size) as *mut pg_sys::varlena;
+            pgrx::set_varsize_4b(text, size as i32);
+            fill(std::slice::from_raw_parts_mut(
+                (text as *mut u8).add(pg_sys::VARHDRSZ),
+                len,
+            ));
+            Ok(Built {
+                datum: pg_sys::Datum::from(text),
+                sql_type: PhantomData,
+            })
+        }
+    }
+}
+
+/// A JSON value a function returns as jsonb, built straight into jsonb (no JSON text parsed),
+/// and printed as jsonb prints it.
+pub enum Json<'a> {
+    Int(i64),
+    Str(&'a str),
+    Array(Vec<Json<'a>>),
+    /// Keys each once.
+    Object(Vec<(&'a str, Json<'a>)>),
+}
+
+impl Json<'_> {
+    /// The text `jsonb_out` gives for this value: object keys in jsonb's order (shorter first,
+    /// then byte by byte), `", "` between items and `": "` after keys.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        use std::fmt::Write;
+        match self {
+            Json::Int(i) => write!(out, "{i}").expect("writing to a String"),
+            Json::Str(s) => write_json_string(out, s),
+            Json::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    item.write(out);
+                }
+                out.push(']');
+            }
+            Json::Object(fields) => {
+                let mut fields: Vec<&(&str, Json)> = fields.iter().collect();
+                fields.sort_by(|a, b| (a.0.len(), a.0).cmp(&(b.0.len(), b.0)));
+                out.push('{');
+                for (i, (key, value)) in fields.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_json_string(out, key);
+                    out.push_str(": ");
+                    value.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// Pushes this value into a jsonb under construction.
+    ///
+    /// # Safety
+    /// `state` is a jsonb parse state pushJsonbValue built, and `token` the token this value
+    /// takes there (WJB_VALUE in an object, WJB_ELEM in an array; ignored for containers).
+    unsafe fn push(
+        &self,
+        state: &mut *mut pg_sys::JsonbParseState,
+        token: pg_sys::JsonbIteratorToken::Type,
+    ) -> *mut pg_sys::JsonbValue {
+        use pg_sys::JsonbIteratorToken::*;
+        // SAFETY: pushJsonbValue copies what it keeps of a scalar; the strings are palloc'd
+        // copies, the numerics palloc'd by int64_to_numeric, all in the current memory context.
+        unsafe {
+            match self {
+                Json::Int(i) => {
+                    let mut v = pg_sys::JsonbValue {
+                        type_: pg_sys::jbvType::jbvNumeric,
+                        val: pg_sys::JsonbValue__bindgen_ty_1 {
+                            numeric: pg_sys::int64_to_numeric(*i),
+                        },
+                    };
+                    pg_sys::pushJsonbValue(state, token, &mut v)
+                }
+                Json::Str(s) => {
+                    let mut v = string_value(s);
+                    pg_sys::pushJsonbValue(state, token, &mut v)
+                }
+                Json::Array(items) => {
+                    pg_sys::pushJsonbValue(state, WJB_BEGIN_ARRAY, std::ptr::null_mut());
+                    for item in items {
+                        item.push(state, WJB_ELEM);
+                    }
+                    pg_sys::pushJsonbValue(state, WJB_END_ARRAY, std::ptr::null_mut())
+                }
+                Json::Object(fields) => {
+                    pg_sys::pushJsonbValue(state, WJB_BEGIN_OBJECT, std::ptr::null_mut());
+                    for (key, value) in fields {
+                        let mut k = string_value(key);
+                        pg_sys::pushJsonbValue(state, WJB_KEY, &mut k);
+                        value.push(state, WJB_VALUE);
+                    }
+                    pg_sys::pushJsonbValue(state, WJB_END_OBJECT, std::ptr::null_mut())
+                }
+            }
+        }
+    }
+}
+
+/// A jsonb string value holding a palloc'd copy of `s`.
+///
+/// # Safety
+/// Allocates in the current memory context.
+unsafe fn string_value(s: &str) -> pg_sys::JsonbValue {
+    // SAFETY: palloc returns at least one byte (or raises); the copy fills `s.len()` of them.
+    unsafe {
+        let copy = pg_sys::palloc(s.len().max(1)) as *mut std::ffi::c_char;
+        std::ptr::copy_nonoverlapping(s.as_ptr(), copy as *mut u8, s.len());
+        pg_sys::JsonbValue {
+            type_: pg_sys::jbvType::jbvString,
+            val: pg_sys::JsonbValue__bindgen_ty_1 {
+                string: pg_sys::JsonbValue__bindgen_ty_1__bindgen_ty_1 {
+                    len: s.len() as i32,
+                    val: copy,
+                },
+            },
+        }
+    }
+}
+
+/// Appends `s` as a JSON string, escaped as jsonb prints it.
+fn write_json_string(out: &mut String, s: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                write!(out, "\\u{:04x}", c as u32).expect("writing to a String")
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+impl Built<pgrx::JsonB> {
+    /// `value` as a jsonb datum, built without parsing JSON text.
+    pub fn jsonb(value: &Json) -> Self {
+        // SAFETY: a scalar alone is pushed as a one-element raw array, as jsonb_in does; the
+        // value pushJsonbValue returns for the outermost container (or that array) is what
+        // JsonbValueToJsonb turns into a palloc'd jsonb.
+        let datum = unsafe {
+            let mut state: *mut pg_sys::JsonbParseState = std::ptr::null_mut();
+            let root = match value {
+                Json::Array(_) | Json::Object(_) => {
+                    value.push(&mut state, pg_sys::JsonbIteratorToken::WJB_VALUE)
+                }
+                scalar => {
+                    let mut raw = pg_sys::JsonbValue {
+                        type_: pg_sys::jbvType::jbvArray,
+                        val: pg_sys::JsonbValue__bindgen_ty_1 {
+                            array: pg_sys::JsonbValue__bindgen_ty_1__bindgen_ty_2 {
+                                nElems: 0,
+                                elems: std::ptr::null_mut(),
+                                rawScalar: true,
+                            },
+                        },
+                    };
+                    pg_sys::pushJsonbValue(
+                        &mut state,
+                        pg_sys::JsonbIteratorToken::WJB_BEGIN_ARRAY,
+                        &mut raw,
+                    );
+                    scalar.push(&mut state, pg_sys::JsonbIteratorToken::WJB_ELEM);
+                    pg_sys::pushJsonbValue(
+                        &mut state,
+                        pg_sys::JsonbIteratorToken::WJB_END_ARRAY,
+                        std::ptr::null_mut(),
+                    )
+                }
+            };
+            pg_sys::Datum::from(pg_sys::JsonbValueToJsonb(root))
+        };
+        Built {
+            datum,
+            sql_type: PhantomData,
+        }
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pgrx::pg_schema]
+mod tests {
+    use super::*;
+    use pgrx::prelude::*;
+
+    /// What jsonb_out prints of a Json value built into jsonb: what Json::text must equal.
+    fn printed(value: &Json) -> String {
+        let built = Built::<pgrx::JsonB>::jsonb(value);
+        // SAFETY: jsonb_out takes the non-NULL jsonb just built and returns a cstring.
+        unsafe {
+            let out: &std::ffi::CStr =
+                pgrx::direct_function_call(pg_sys::jsonb_out, &[built.into_datum()])
+                    .expect("jsonb_out returns a string");
+            out.to_str().unwrap().to_string()
+        }
+    }
+
+    #[pg_test]
+    fn json_prints_as_jsonb_prints_it() {
+        let nasty = "a\"b\\c\nd\te\u{1}f\u{8}g\u{c}h\ri Zoë 牌 🂡";
+        let values = [
+            Json::Object(vec![
+                ("nonce", Json::Int(0)),
+                ("desk", Json::Int(-7)),
+                (
+                    "client_seeds",
+                    Json::Array(vec![Json::Str(nasty), Json::Str("")]),
+                ),
+                ("game", Json::Int(i64::MAX)),
+                ("a\"key", Json::Object(vec![])),
+                (
+                    "players",
+                    Json::Array(vec![Json::Int(i64::MIN), Json::Int(2)]),
+                ),
+            ]),
+            Json::Array(vec![]),
+            Json::Int(42),
+            Json::Str(nasty),
+        ];
+        for value in &values {
+            assert_eq!(value.text(), printed(value));
+        }
+        // The check can fail: another value prints otherwise.
+        assert_ne!(Json::Int(1).text(), printed(&Json::Int(2)));
+    }
+}

@@ -1,0 +1,285 @@
+"""Cases of players' receipts checked against the house's publication (docs/provably_fair.md),
+for verify_page.py: each is a publication, receipts and the verdict every receipt must get.
+
+The real case is a desk the extension dealt at (scripts/test_browser.sh): its receipts are what
+deal_cards returned, its publication what fair_publication returned. Every tampered case is
+built here from the real one, the way a house or a superuser could change it, with the chain
+relinked through tools/verify_deal.py's chain_hash where they could relink it; each names the
+check that must fail for each receipt it breaks. Golden cases come from
+tests/reference/fair_golden.json.
+"""
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
+
+VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
+
+
+class Case:
+    """A publication, receipts, and per receipt (by position) the verdict (result, check) it
+    must get; the desk line's result and the checks it must name. mine = (seat, seed) when the
+    player gives theirs."""
+
+    def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None):
+        self.name, self.publication, self.receipts = name, publication, receipts
+        self.verdicts, self.desk, self.mine = verdicts, desk, mine
+
+    def exit_status(self):
+        results = {v[0] for v in self.verdicts} | {self.desk[0]}
+        return 1 if FAILED in results else 3 if NOT_REVEALED in results else 0
+
+
+# --- publications -------------------------------------------------------------------------------
+
+def receipt_of(pub, game):
+    """What deal_cards returns for a published game."""
+    return {"desk": pub["desk"], "game": game["game"], "leader": game["leader"],
+            "round": game["round"], "nonce": game["nonce"], "commitment": game["commitment"],
+            "chain_hash": game["chain_hash"], "players": list(game["players"]),
+            "client_seeds": list(game["client_seeds"])}
+
+
+def relink(pub, start=0):
+    """Recomputes the chain hashes from game number `start` on, and the chain head, as someone
+    who can write every table would after changing games."""
+    rounds = {r["round"]: r for r in pub["rounds"]}
+    prev = bytes(32) if start == 0 else bytes.fromhex(pub["games"][start - 1]["chain_hash"])
+    for g in pub["games"][start:]:
+        players = g["players"] if rounds[g["round"]]["protocol"] == 2 else None
+        h = verify_deal.chain_hash(prev, pub["desk"], bytes.fromhex(g["commitment"]), g["nonce"],
+                                   [bytes.fromhex(s) for s in g["client_seeds"]], *g["cards"],
+                                   g["leader"], players=players)
+        g["chain_hash"] = h.hex()
+        prev = h
+    if pub["games"]:
+        pub["chain_head"] = pub["games"][-1]["chain_hash"]
+    return pub
+
+
+def index_of(pub, game_id):
+    return next(i for i, g in enumerate(pub["games"]) if g["game"] == game_id)
+
+
+def revealed(pub, round_no):
+    return next(r for r in pub["rounds"] if r["round"] == round_no)["server_seed"] is not None
+
+
+def baseline(pub, receipts):
+    """The verdicts of untouched receipts: verified where their round's seed is published."""
+    return [(VERIFIED, None) if revealed(pub, r["round"]) else (NOT_REVEALED, None) for r in receipts]
+
+
+def other_hex(h):
+    """The same hex with its first digit changed."""
+    return ("1" if h[0] != "1" else "2") + h[1:]
+
+
+# --- the real desk and what is done to it ---------------------------------------------------------
+
+def real_cases(pub, receipts):
+    """The desk as dealt, then one tampered case of each kind. The desk must have at least two
+    revealed rounds with at least two games each, and a round in force with games: seat 3 is a
+    house seat in the first round."""
+    rounds = sorted(r["round"] for r in pub["rounds"])
+    games = pub["games"]
+    by_round = {n: [g for g in games if g["round"] == n] for n in rounds}
+    first, second, last = rounds[0], rounds[1], rounds[-1]
+    if (len(rounds) < 3 or not all(revealed(pub, n) for n in rounds[:-1]) or revealed(pub, last)
+            or min(len(by_round[n]) for n in rounds) < 2 or len(by_round[first]) < 3
+            or 3 not in next(r for r in pub["rounds"] if r["round"] == first)["house_seats"]):
+        raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
+    if [receipt_of(pub, g) for g in games] != receipts:
+        raise ValueError("the receipts deal_cards returned are not the publication's games, in order")
+    base = baseline(pub, receipts)
+    a = [g["game"] for g in by_round[first]]        # the first round's games
+    b = [g["game"] for g in by_round[second]]
+    pos = {g["game"]: i for i, g in enumerate(games)}
+    cases = [Case("the desk as dealt", pub, receipts, base)]
+
+    def with_verdicts(changes):
+        v = list(base)
+        for game_id, verdict in changes.items():
+            v[pos[game_id]] = verdict
+        return v
+
+    def from_on(game_id, verdict, but=()):
+        """That verdict for the receipt of this game and every later one."""
+        return {g["game"]: verdict for g in games[pos[game_id]:] if g["game"] not in but}
+
+    # Receipts changed by their holder (or given them so): the record or chain says so.
+    def receipt_case(name, game_id, change, check):
+        rs = copy.deepcopy(receipts)
+        change(rs[pos[game_id]])
+        cases.append(Case(name, pub, rs, with_verdicts({game_id: (FAILED, check)})))
+
+    receipt_case("a receipt with another chain hash", a[1],
+                 lambda r: r.update(chain_hash=other_hex(r["chain_hash"])), "chain")
+    receipt_case("a receipt with another nonce", b[1], lambda r: r.update(nonce=r["nonce"] - 1), "record")
+    receipt_case("a receipt with another client seed", a[2],
+                 lambda r: r["client_seeds"].__setitem__(0, "ff" + r["client_seeds"][0]), "record")
+    receipt_case("a receipt with another player", b[0],
+                 lambda r: r["players"].__setitem__(1, r["players"][1] + 1), "record")
+    receipt_case("a receipt with another first bidder", a[0],
+                 lambda r: r.update(leader=r["leader"] % 3 + 1), "record")
+    receipt_case("a receipt of another desk", a[0], lambda r: r.update(desk=r["desk"] + 1), "desk")
+
+    # Publications changed after the deals, chain relinked as a superuser could: each changed
+    # game's receipt, and every later one, no longer matches.
+    p = copy.deepcopy(pub)
+    g = p["games"][pos[a[1]]]
+    g["cards"][0][0], g["cards"][1][0] = g["cards"][1][0], g["cards"][0][0]
+    cases.append(Case("a game's cards changed, the chain relinked", relink(p, pos[a[1]]), receipts,
+                      with_verdicts(from_on(a[1], (FAILED, "chain")))))
+
+    p = copy.deepcopy(pub)
+    del p["games"][pos[a[2]]]
+    v = from_on(a[2], (FAILED, "chain"))
+    v[a[2]] = (FAILED, "game")
+    cases.append(Case("a game removed, the chain relinked", relink(p, pos[a[2]]), receipts, with_verdicts(v)))
+
+    p = copy.deepcopy(pub)
+    extra = copy.deepcopy(p["games"][pos[a[1]]])
+    extra["game"] = max(g["game"] for g in games) + 1000
+    extra["cards"][3], extra["cards"][2][:3] = extra["cards"][2][:3], extra["cards"][3]
+    p["games"].insert(pos[a[1]] + 1, extra)
+    cases.append(Case("a game inserted, the chain relinked", relink(p, pos[a[1]] + 1), receipts,
+                      with_verdicts(from_on(a[2], (FAILED, "chain")))))
+
+    p = copy.deepcopy(pub)
+    g = p["games"][pos[a[1]]]
+    g["players"][0], g["players"][1] = g["players"][1], g["players"][0]
+    v = from_on(a[1], (FAILED, "chain"))
+    v[a[1]] = (FAILED, "record")
+    cases.append(Case("the players of a game swapped, the chain relinked", relink(p, pos[a[1]]),
+                      receipts, with_verdicts(v)))
+
+    p = copy.deepcopy(pub)
+    r1 = next(r for r in p["rounds"] if r["round"] == first)
+    r1["server_seed"] = hashlib.sha256(bytes.fromhex(r1["server_seed"])).hexdigest()
+    cases.append(Case("a wrong server seed", p, receipts,
+                      with_verdicts({x: (FAILED, "commitment") for x in a})))
+
+    p = copy.deepcopy(pub)
+    r1 = next(r for r in p["rounds"] if r["round"] == first)
+    r1["server_seed"] = r1["revealed_at"] = None
+    cases.append(Case("a round left without a reveal", p, receipts,
+                      with_verdicts({x: (FAILED, "commitment") for x in a}),
+                      desk=(FAILED, ("left without a reveal",))))
+
+    p = copy.deepcopy(pub)
+    p["games"][pos[b[0]]]["chain_hash"] = other_hex(p["games"][pos[b[0]]]["chain_hash"])
+    cases.append(Case("a published chain hash changed", p, receipts,
+                      with_verdicts(from_on(b[0], (FAILED, "chain"))), desk=(FAILED, ("chain",))))
+
+    p = copy.deepcopy(pub)
+    del p["games"][-1]
+    cases.append(Case("the newest game removed, the chain head left", p, receipts,
+                      with_verdicts({games[-1]["game"]: (FAILED, "game")}), desk=(FAILED, ("chain",))))
+
+    # Houses that dealt so from the start: publication and receipts agree, and the rules of the
+    # protocol say what is wrong.
+    def dealt_so(name, change, verdicts):
+        p = copy.deepcopy(pub)
+        change(p)
+        relink(p)
+        cases.append(Case(name, p, [receipt_of(p, g) for g in p["games"]], with_verdicts(verdicts)))
+
+    def house_seed(p):
+        p["games"][pos[a[0]]]["client_seeds"][2] = "686f757365"  # "house"
+    dealt_so("a house seat with a seed", house_seed, {a[0]: (FAILED, "house seats")})
+
+    def repeated_nonce(p):
+        g = p["games"][pos[b[1]]]
+        g["nonce"] = 0
+        seed = bytes.fromhex(next(r for r in p["rounds"] if r["round"] == second)["server_seed"])
+        d = verify_deal.verify(seed, [bytes.fromhex(s) for s in g["client_seeds"]], 0)
+        g["cards"] = [d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"]]
+        g["leader"] = d["leader"]
+    dealt_so("a nonce dealt twice", repeated_nonce, {b[1]: (FAILED, "nonce")})
+
+    def other_cards(p):
+        c = p["games"][pos[a[1]]]["cards"]
+        c[1][5], c[2][5] = c[2][5], c[1][5]
+    dealt_so("cards other than the seeds deal", other_cards, {a[1]: (FAILED, "deal")})
+
+    # A player who gives their seat and seed: the seat check.
+    seat2 = bytes.fromhex(games[pos[a[0]]]["client_seeds"][1]).decode("utf-8")
+    cases.append(Case("seat 2 with its seed of the first round", pub, receipts,
+                      with_verdicts({g["game"]: (FAILED, "seat") for g in games
+                                     if g["client_seeds"][1] != seat2.encode("utf-8").hex()}),
+                      mine=(2, seat2)))
+    return cases
+
+
+# --- golden publications ------------------------------------------------------------------------
+
+def golden_cases():
+    """Publications made of tests/reference/fair_golden.json's chain cases (their hashes come
+    from the reference, not from what is tested): desk 7's protocol-1 games over two rounds, and
+    desk 7's protocol-2 games with negative and 64-bit players."""
+    chain = json.loads((ROOT / "tests" / "reference" / "fair_golden.json").read_text(encoding="utf-8"))["chain"]
+    seeds = {verify_deal.commitment_of(s).hex(): s for s in (bytes(32), bytes(range(32)), b"\xff" * 32)}
+
+    def publication(cases, protocol):
+        if [c["prev_hash"] for c in cases] != ["00" * 32] + [c["chain_hash"] for c in cases[:-1]]:
+            raise ValueError("the golden chain cases do not follow each other")
+        commitments = list(dict.fromkeys(c["commitment"] for c in cases))
+        rounds = [{"round": n + 1, "commitment": c, "server_seed": seeds[c].hex(), "protocol": protocol,
+                   "house_seats": [], "seeds_required": True, "committed_at": None, "revealed_at": None}
+                  for n, c in enumerate(commitments)]
+        games = [{"game": 100 + k, "round": commitments.index(c["commitment"]) + 1, "nonce": c["nonce"],
+                  "commitment": c["commitment"], "players": c.get("players", [71, 72, 73]),
+                  "client_seeds": [s.encode("utf-8").hex() for s in c["client_seeds"]],
+                  "cards": [c["p1_cards"], c["p2_cards"], c["p3_cards"], c["extra_cards"]],
+                  "leader": c["leader"], "chain_hash": c["chain_hash"], "dealt_at": None}
+                 for k, c in enumerate(cases)]
+        return {"desk": cases[0]["desk"], "chain_head": cases[-1]["chain_hash"], "rounds": rounds,
+                "games": games}
+
+    def named(prefix):
+        return [c for c in chain if c["name"].startswith(prefix)]
+
+    one = publication(named("desk 7, "), 1)
+    two = publication([c for c in named("protocol 2: ") if "swapped" not in c["name"]], 2)
+    out = []
+    for name, pub in (("golden: protocol 1, two rounds", one), ("golden: protocol 2, 64-bit players", two)):
+        rs = [receipt_of(pub, g) for g in pub["games"]]
+        out.append(Case(name, pub, rs, [(VERIFIED, None)] * len(rs)))
+    # Under protocol 1 the players are not chained: the same games with players given to others
+    # still verify, and under protocol 2 they do not.
+    p = copy.deepcopy(one)
+    p["games"][0]["players"] = [73, 72, 71]
+    out.append(Case("golden: protocol 1 does not chain the players", p,
+                    [receipt_of(p, g) for g in p["games"]], [(VERIFIED, None)] * 3))
+    p = copy.deepcopy(two)
+    p["games"][0]["players"] = [72, 71, 73]
+    rs = [receipt_of(p, g) for g in p["games"]]
+    out.append(Case("golden: protocol 2 chains the players", p, rs,
+                    [(FAILED, "chain")] * 2, desk=(FAILED, ("chain",))))
+    return out
+
+
+# --- input that is no publication or receipt ----------------------------------------------------
+
+def bad_inputs(pub, receipts):
+    """(name, publication text, receipts text, words the error must hold)."""
+    good_pub, good_r = json.dumps(pub), json.dumps(receipts[0])
+    no_commitment = {k: v for k, v in receipts[0].items() if k not in ("commitment", "round", "nonce")}
+    short = copy.deepcopy(pub)
+    short["games"][0]["cards"][0] = short["games"][0]["cards"][0][:16]
+    return [
+        ("a publication that is not JSON", good_pub[:-1], good_r, "not JSON"),
+        ("receipts that are not JSON", good_pub, "{\"desk\": 7,", "not JSON"),
+        ("a deal result that is no receipt", good_pub, json.dumps(no_commitment), "commitment"),
+        ("a receipt with a short chain hash", good_pub,
+         json.dumps(dict(receipts[0], chain_hash=receipts[0]["chain_hash"][:62])), "chain_hash"),
+        ("a receipt with a nonce of 2^63", good_pub, json.dumps(dict(receipts[0], nonce=2**63)), "nonce"),
+        ("a receipt with a 257-byte client seed", good_pub,
+         json.dumps(dict(receipts[0], client_seeds=["61" * 257, "", ""])), "256"),
+        ("a publication with a hand of 16 cards", json.dumps(short), good_r, "cards"),
+        ("a publication with a key twice", good_pub[:-1] + ", \"desk\": 8}", good_r, "twice"),
+    ]

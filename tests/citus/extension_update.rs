@@ -1,0 +1,209 @@
+//! `ALTER EXTENSION dealcards UPDATE` on a cluster whose tables are distributed.
+
+use postgres::Client;
+
+use crate::cluster::{connect_to, coordinator_dsn, setting, worker_dsns};
+use crate::desks::sqlstate;
+
+/// `ALTER EXTENSION dealcards UPDATE` on a cluster whose tables are distributed, from 0.3.0 (the
+/// first release with dealcards_distribute), as docs/citus.md says to run it: the update
+/// reaches the coordinator, every worker and every shard, keeps every game and seed, and the
+/// desks deal on under the commitments they had. Without the step that lets the workers' tables
+/// change, the update is refused and changes nothing. In a database of its own on the nodes.
+#[test]
+fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game() {
+    const DB: &str = "dealcards_update";
+    const FROM: &str = "0.3.0";
+    let with_db = |dsn: &str, db: &str| -> String {
+        dsn.split_whitespace()
+            .map(|kv| {
+                if kv.starts_with("dbname=") {
+                    format!("dbname={db}")
+                } else {
+                    kv.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let nodes: Vec<String> = std::iter::once(coordinator_dsn())
+        .chain(worker_dsns())
+        .collect();
+    for dsn in &nodes {
+        let mut admin = connect_to(&with_db(dsn, "postgres"));
+        admin
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"))
+            .unwrap();
+        admin
+            .batch_execute(&format!("CREATE DATABASE {DB}"))
+            .unwrap();
+        connect_to(&with_db(dsn, DB))
+            .batch_execute("SET client_min_messages = warning; CREATE EXTENSION citus")
+            .unwrap();
+    }
+    let mut c = connect_to(&with_db(&coordinator_dsn(), DB));
+    let coordinator = coordinator_dsn();
+    c.execute(
+        "SELECT citus_set_coordinator_host($1, $2::text::int)",
+        &[
+            &setting(&coordinator, "host"),
+            &setting(&coordinator, "port"),
+        ],
+    )
+    .unwrap();
+    for worker in worker_dsns() {
+        c.execute(
+            "SELECT citus_add_node($1, $2::text::int)",
+            &[&setting(&worker, "host"), &setting(&worker, "port")],
+        )
+        .unwrap();
+    }
+    c.batch_execute(&format!(
+        "SET client_min_messages = warning;
+         CREATE EXTENSION dealcards VERSION '{FROM}';
+         SELECT count(*) FROM dealcards_distribute();
+         INSERT INTO desk (desk_id) SELECT generate_series(1, 8);
+         INSERT INTO desk_player SELECT d, s, d * 10 + s FROM generate_series(1, 8) d, generate_series(1, 3) s;
+         SELECT fair_mode_on(d) FROM generate_series(1, 4) d;
+         SELECT deal_cards(d) FROM generate_series(1, 8) d;
+         SELECT deal_cards(d) FROM generate_series(1, 8) d;"
+    ))
+    .unwrap();
+    let versions = |c: &mut Client| -> Vec<String> {
+        c.query(
+            "SELECT result FROM run_command_on_all_nodes(
+                 $$SELECT extversion FROM pg_extension WHERE extname = 'dealcards'$$)",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+    };
+    // Every row of the desks, their games and seeds, as text, sorted (the cluster returns them
+    // in any order).
+    let rows = |c: &mut Client| -> Vec<String> {
+        let mut rows: Vec<String> = c
+            .query(
+                "SELECT row_to_json(g)::text FROM (SELECT * FROM game ORDER BY desk_id, game_id) g
+             UNION ALL
+             SELECT row_to_json(s)::text FROM (SELECT desk_id, round, commitment, server_seed,
+                    committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) s
+             UNION ALL
+             SELECT row_to_json(d)::text FROM (SELECT * FROM desk ORDER BY desk_id) d",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
+    let before = rows(&mut c);
+    assert_eq!(before.len(), 16 + 4 + 8);
+
+    // Straight away: a worker's copy of the extension's guard refuses the new column there.
+    let refused = c
+        .batch_execute("ALTER EXTENSION dealcards UPDATE")
+        .expect_err("the update went through with the workers' guards on");
+    assert_eq!(sqlstate(&refused), "0A000", "{refused:?}");
+    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
+    assert_eq!(rows(&mut c), before);
+
+    // As docs/citus.md says.
+    c.batch_execute(
+        "SELECT run_command_on_workers('ALTER EVENT TRIGGER dealcards_keep_table_columns_end DISABLE');
+         ALTER EXTENSION dealcards UPDATE;
+         SELECT run_command_on_workers('ALTER EVENT TRIGGER dealcards_keep_table_columns_end ENABLE');",
+    )
+    .unwrap();
+    // As docs/citus.md says too: what the update adds or recreates is distributed again.
+    c.batch_execute("SELECT count(*) FROM dealcards_distribute()")
+        .unwrap();
+    let current = env!("CARGO_PKG_VERSION");
+    assert_eq!(versions(&mut c), vec![current; nodes.len()]);
+    assert_eq!(rows(&mut c), before, "the update changed rows");
+    // The row aggregates' typed forms came with the update on every node: Citus runs them on
+    // the workers (docs/rows.md).
+    c.batch_execute(
+        "SET client_min_messages = warning;
+         CREATE TABLE sampled (id int);
+         SELECT create_distributed_table('sampled', 'id');
+         INSERT INTO sampled SELECT generate_series(1, 100);",
+    )
+    .unwrap();
+    let plan: Vec<String> = c
+        .query(
+            "EXPLAIN (VERBOSE, COSTS OFF) SELECT sample_agg(id, 3) FROM sampled",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(
+        plan.iter().any(|l| l.contains("worker_partial_agg")),
+        "{plan:#?}"
+    );
+    let sample: Vec<i32> = c
+        .query_one("SELECT sample_agg(id, 3) FROM sampled", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(sample.len(), 3);
+    for (table, check) in [
+        ("desk", "SELECT count(*) FROM pg_constraint WHERE conrelid = '%s'::regclass AND contype = 'f' AND conname LIKE 'desk_fair_round_fkey%%'"),
+        ("fair_seed", "SELECT count(*) FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'unrevealed_round'"),
+        ("game", "SELECT 1 - count(*) FROM pg_indexes WHERE tablename = '%s' AND indexname LIKE 'game_fair_nonce_idx%%'"),
+    ] {
+        let results: Vec<String> = c
+            .query("SELECT result FROM run_command_on_shards($1::text::regclass, $2)", &[&table, &check])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert!(
+            !results.is_empty() && results.iter().all(|r| r == "1"),
+            "{table}'s shards: {results:?}"
+        );
+    }
+    let guards: Vec<String> = c
+        .query(
+            "SELECT result FROM run_command_on_workers(
+                 $$SELECT evtenabled FROM pg_event_trigger WHERE evtname = 'dealcards_keep_table_columns_end'$$)",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        guards,
+        vec!["O"; nodes.len() - 1],
+        "a worker's guard stayed off"
+    );
+
+    // The fair desks deal on under their commitments, and verify once revealed.
+    for desk in 1..=4 {
+        let nonce: i64 = c
+            .query_one("SELECT (deal_cards($1) ->> 'nonce')::bigint", &[&desk])
+            .unwrap()
+            .get(0);
+        assert_eq!(nonce, 2, "desk {desk}");
+        c.execute("SELECT fair_reveal($1)", &[&desk]).unwrap();
+        let verified: bool = c
+            .query_one(
+                "SELECT count(*) = 3 AND bool_and(verified) FROM fair_verify_desk($1)",
+                &[&desk],
+            )
+            .unwrap()
+            .get(0);
+        assert!(verified, "desk {desk}");
+    }
+    // And the key holds on the shards.
+    let rewrite = c
+        .batch_execute("UPDATE desk SET fair_round = 1 WHERE desk_id = 2")
+        .expect_err("desk 2 was put back on its revealed round");
+    assert_eq!(sqlstate(&rewrite), "23503", "{rewrite:?}");
+}

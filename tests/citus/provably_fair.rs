@@ -1,0 +1,198 @@
+//! Provably fair desks on the cluster: commitments, client seeds, reveals and verification on
+//! each worker, every stored game recomputing from the revealed seed.
+
+use crate::cluster::{desks_by_holder, distributed, same_topology};
+use crate::desks::{deal, fresh_desks, range_of, Dealt};
+
+#[test]
+fn provably_fair_desks_verify_on_the_cluster() {
+    let (lo, hi) = (7200, 7209);
+    let mut c = distributed();
+    let _topology = same_topology();
+    fresh_desks(&mut c, lo, hi);
+    let by_holder = desks_by_holder(&mut c, lo, hi);
+    assert!(by_holder.len() >= 2);
+    for (node, desks) in &by_holder {
+        let desk = desks[0];
+        let commitment: Vec<u8> = c
+            .query_one(&format!("SELECT fair_mode_on({desk})"), &[])
+            .unwrap()
+            .get(0);
+        for seat in 1..=3 {
+            c.batch_execute(&format!(
+                "SELECT set_client_seed({desk}, {seat}, 'seat {seat} of {desk}')"
+            ))
+            .unwrap();
+        }
+        let dealt: Vec<Dealt> = (0..3).map(|_| deal(&mut c, desk)).collect();
+        for (n, d) in dealt.iter().enumerate() {
+            let value: serde_json::Value = serde_json::from_str(&d.json).unwrap();
+            assert_eq!(value["nonce"], n as i64, "{}", d.json);
+            assert!(value["commitment"].is_string(), "{}", d.json);
+            assert_eq!(range_of(d.game), node.group);
+        }
+        // The reveal returns the round, not its seed; once it has committed, the view shows the
+        // seed, on the worker that holds the desk as anywhere.
+        let row = c
+            .query_one(
+                &format!("SELECT round, commitment FROM fair_reveal({desk})"),
+                &[],
+            )
+            .unwrap();
+        let (round, revealed): (i32, Vec<u8>) = (row.get(0), row.get(1));
+        assert_eq!(revealed, commitment);
+        let row = c
+            .query_one(
+                "SELECT server_seed, sha256(server_seed) FROM fair_commitment
+                  WHERE desk_id = $1 AND round = $2",
+                &[&desk, &round],
+            )
+            .unwrap();
+        let (seed, hashed): (Vec<u8>, Vec<u8>) = (row.get(0), row.get(1));
+        assert_eq!(
+            hashed, commitment,
+            "the seed does not hash to its commitment"
+        );
+        let verified: Vec<(i64, Option<bool>, Option<String>)> = c
+            .query(&format!("SELECT * FROM fair_verify_desk({desk})"), &[])
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(3), r.get(4)))
+            .collect();
+        assert_eq!(verified.len(), 3, "{verified:?}");
+        assert!(verified.iter().all(|v| v.1 == Some(true)), "{verified:?}");
+        // What the house publishes of the desk, read on its worker: the three games, and the
+        // round's seed now that the reveal has committed.
+        let published: String = c
+            .query_one(&format!("SELECT fair_publication({desk})::text"), &[])
+            .unwrap()
+            .get(0);
+        let published: serde_json::Value = serde_json::from_str(&published).unwrap();
+        assert_eq!(
+            published["games"].as_array().unwrap().len(),
+            3,
+            "{published}"
+        );
+        assert_eq!(
+            published["rounds"][0]["server_seed"].as_str(),
+            Some(
+                seed.iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+                    .as_str()
+            ),
+            "{published}"
+        );
+        // Every stored game recomputes from the revealed seed.
+        for d in &dealt {
+            let game = c
+                .query_one(
+                    &format!(
+                        "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader, client_seeds,
+                                fair_nonce, fair_commitment
+                           FROM game WHERE desk_id = {desk} AND game_id = {}",
+                        d.game
+                    ),
+                    &[],
+                )
+                .unwrap();
+            let seeds: Vec<String> = game.get(5);
+            assert_eq!(
+                seeds,
+                (1..=3)
+                    .map(|s| format!("seat {s} of {desk}"))
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!(game.get::<_, Vec<u8>>(7), commitment);
+            let nonce: i64 = game.get(6);
+            let again = c
+                .query_one(
+                    "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader FROM fair_deal($1, $2, $3)",
+                    &[&seed, &seeds, &nonce],
+                )
+                .unwrap();
+            for i in 0..4 {
+                assert_eq!(
+                    game.get::<_, Vec<i32>>(i),
+                    again.get::<_, Vec<i32>>(i),
+                    "game {}",
+                    d.game
+                );
+            }
+            assert_eq!(game.get::<_, i16>(4), again.get::<_, i16>(4));
+        }
+    }
+}
+
+/// On the cluster as on one server: a reveal undone by a rollback or a savepoint shows its
+/// seed to nobody and leaves the round in force; a deal undone comes back the same, and one
+/// that would use a seed set in its own transaction is refused.
+#[test]
+fn undone_reveals_and_deals_hold_on_the_cluster() {
+    let (lo, hi) = (7300, 7309);
+    let mut c = distributed();
+    let _topology = same_topology();
+    fresh_desks(&mut c, lo, hi);
+    let by_holder = desks_by_holder(&mut c, lo, hi);
+    assert!(by_holder.len() >= 2);
+    for desks in by_holder.values() {
+        let desk = desks[0];
+        c.batch_execute(&format!(
+            "SELECT fair_mode_on({desk}, house_seats => '{{3}}')"
+        ))
+        .unwrap();
+        for seat in 1..=2 {
+            c.batch_execute(&format!(
+                "SELECT set_client_seed({desk}, {seat}, 's{seat}')"
+            ))
+            .unwrap();
+        }
+        let hidden = |c: &mut postgres::Client| -> (bool, i64) {
+            let row = c
+                .query_one(
+                    "SELECT bool_and(server_seed IS NULL), count(*) FROM fair_commitment
+                      WHERE desk_id = $1",
+                    &[&desk],
+                )
+                .unwrap();
+            (row.get(0), row.get(1))
+        };
+        for undo in ["ROLLBACK", "ROLLBACK TO SAVEPOINT s; COMMIT"] {
+            c.batch_execute("BEGIN; SAVEPOINT s").unwrap();
+            c.batch_execute(&format!("SELECT * FROM fair_reveal({desk})"))
+                .unwrap();
+            let (all_hidden, _) = hidden(&mut c);
+            assert!(
+                all_hidden,
+                "desk {desk}: the revealing transaction reads the seed"
+            );
+            c.batch_execute(undo).unwrap();
+            assert_eq!(hidden(&mut c), (true, 1), "desk {desk} after {undo}");
+        }
+        let chain_hash = |c: &mut postgres::Client| -> String {
+            let json: String = c
+                .query_one("SELECT deal_cards($1)::text", &[&desk])
+                .unwrap()
+                .get(0);
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            value["chain_hash"].as_str().unwrap().to_string()
+        };
+        c.batch_execute("BEGIN").unwrap();
+        let first = chain_hash(&mut c);
+        c.batch_execute("ROLLBACK").unwrap();
+        let kept = chain_hash(&mut c);
+        assert_eq!(first, kept, "desk {desk}: an undone deal came back another");
+        let refused = c
+            .batch_execute(&format!(
+                "BEGIN; DELETE FROM desk_player WHERE desk_id = {desk} AND player_no = 3;
+                 INSERT INTO desk_player VALUES ({desk}, 3, 99); SELECT deal_cards({desk})"
+            ))
+            .expect_err("a deal used a seat of its own transaction");
+        assert_eq!(
+            refused.code().map(|c| c.code()),
+            Some("55000"),
+            "{refused:?}"
+        );
+        c.batch_execute("ROLLBACK").unwrap();
+    }
+}

@@ -1,0 +1,146 @@
+//! Reading the server seeds directly is refused, and the errors of bad calls and of rewritten
+//! desks carry no seed.
+
+use postgres::error::SqlState;
+
+use crate::desks::hex;
+use crate::secrecy::{connect_collecting, FairDesks};
+use crate::server;
+
+/// Reading fair_seed, or becoming someone who may, is refused with 42501, through a view of the
+/// role's own and COPY too; the errors hold no seed.
+#[test]
+fn reading_the_seeds_directly_is_refused() {
+    let FairDesks {
+        mut game_server,
+        notices,
+        mut received,
+        secrets,
+        ..
+    } = FairDesks::new("dealcards_fair_refused", "dealcards_fair_refused_server");
+    let superuser = server::dsn_setting("user");
+    // Reading the seeds directly, or becoming someone who may.
+    let denied = SqlState::INSUFFICIENT_PRIVILEGE;
+    for sql in [
+        "SELECT * FROM fair_seed".to_string(),
+        "SELECT server_seed FROM fair_seed WHERE desk_id = 1".to_string(),
+        "SELECT count(*) FROM fair_seed".to_string(),
+        "TABLE fair_seed".to_string(),
+        "BEGIN; LOCK TABLE fair_seed IN ACCESS SHARE MODE".to_string(),
+        "UPDATE fair_seed SET revealed_at = now()".to_string(),
+        "UPDATE desk_player SET client_seed = 'x'".to_string(),
+        "INSERT INTO desk_player (desk_id, player_no, player_id, seed_round) VALUES (1, 3, 13, 1)"
+            .to_string(),
+        "GRANT SELECT ON fair_seed TO PUBLIC".to_string(),
+        "ALTER VIEW fair_commitment RESET (security_barrier)".to_string(),
+        "SELECT * FROM pg_statistic".to_string(),
+        format!("SET ROLE {superuser}"),
+        format!("SET SESSION AUTHORIZATION {superuser}"),
+    ] {
+        received.refused(&mut game_server, &sql, &denied);
+    }
+    // A view of the role's own over the table reads it with the role's privileges: none. (A
+    // temporary one, as any role may create; before PostgreSQL 15 public would do as well.)
+    game_server
+        .batch_execute("CREATE VIEW pg_temp.seeds AS SELECT * FROM fair_seed")
+        .unwrap();
+    received.refused(&mut game_server, "SELECT * FROM pg_temp.seeds", &denied);
+    let copy = game_server.copy_out("COPY fair_seed TO STDOUT");
+    let err = copy.err().expect("COPY fair_seed succeeded");
+    assert_eq!(err.code(), Some(&denied), "{err}");
+    received.add(
+        "COPY fair_seed TO STDOUT",
+        format!("{:?}", err.as_db_error()),
+    );
+
+    for notice in notices.lock().unwrap().drain(..) {
+        received.add("a notice", notice);
+    }
+    received.assert_none_of(&secrets);
+}
+
+/// Bad calls, and rewrites of a desk's fair state (which the role may not make: it has no
+/// UPDATE on the desk's provably fair columns), get their SQLSTATEs, in a connection that has
+/// dealt (and keeps the seed) and in a fresh one; their errors carry no seed.
+#[test]
+fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
+    let FairDesks {
+        db,
+        role,
+        mut game_server,
+        notices,
+        mut received,
+        commitments,
+        secrets,
+        ..
+    } = FairDesks::new("dealcards_fair_errors", "dealcards_fair_errors_server");
+    let invalid = SqlState::INVALID_PARAMETER_VALUE;
+    let not_found = SqlState::NO_DATA_FOUND;
+    let not_ready = SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE;
+    let denied = SqlState::INSUFFICIENT_PRIVILEGE;
+    let mut fresh = connect_collecting(db, role, notices.clone());
+    for client in [&mut game_server, &mut fresh] {
+        for (sql, code) in [
+            ("SELECT fair_mode_on(99)", &not_found),
+            ("SELECT * FROM fair_reveal(99)", &not_found),
+            ("SELECT fair_mode_off(99)", &not_found),
+            ("SELECT * FROM fair_verify_desk(99)", &not_found),
+            ("SELECT * FROM fair_verify_game(0)", &not_found),
+            ("SELECT deal_cards(99)", &not_found),
+            ("SELECT set_client_seed(1, 4, 'x')", &invalid),
+            ("SELECT set_client_seed(1, 1, repeat('x', 257))", &invalid),
+            ("SELECT set_client_seed(1, 1, 'again')", &not_ready),
+            ("SELECT set_client_seed(1, 3, 'the house seat')", &not_ready),
+            ("SELECT fair_mode_on(1, '{0}')", &invalid),
+            (
+                "SELECT * FROM fair_deal('\\x00', ARRAY['', '', ''], 0)",
+                &invalid,
+            ),
+            (
+                "SELECT * FROM fair_deal(sha256(''), ARRAY['', ''], 0)",
+                &invalid,
+            ),
+            (
+                "SELECT * FROM fair_deal(sha256(''), ARRAY['', '', ''], -1)",
+                &invalid,
+            ),
+            (
+                "BEGIN; UPDATE desk SET fair_commitment = '\\x00' WHERE desk_id = 1;
+                 SELECT deal_cards(1)",
+                &denied,
+            ),
+            (
+                "BEGIN; UPDATE desk SET fair_round = fair_round + 5 WHERE desk_id = 1;
+                 SELECT * FROM fair_reveal(1)",
+                &denied,
+            ),
+            (
+                "BEGIN; UPDATE desk SET fair_commitment = NULL WHERE desk_id = 1;
+                 SELECT deal_cards(1)",
+                &denied,
+            ),
+            (
+                "BEGIN; SELECT set_client_seed(2, 1, 'new'); SELECT deal_cards(2)",
+                &not_ready,
+            ),
+        ] {
+            received.refused(client, sql, code);
+        }
+    }
+    // Desk 1's commitment at desk 2: refused, and without the seed (more:
+    // a_desk_names_only_an_unrevealed_round_of_its_own).
+    received.refused(
+        &mut fresh,
+        &format!(
+            "BEGIN; UPDATE desk SET fair_commitment = '\\x{}' WHERE desk_id = 2;
+             SELECT deal_cards(2)",
+            hex(&commitments[&1])
+        ),
+        &denied,
+    );
+
+    for notice in notices.lock().unwrap().drain(..) {
+        received.add("a notice", notice);
+    }
+    received.assert_none_of(&secrets);
+}

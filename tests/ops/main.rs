@@ -1,0 +1,26 @@
+//! What database administrators do to a server with dealcards, with PostgreSQL's own tools and
+//! PgBouncer, each test on servers of its own (docs/operations.md says what these show):
+//!   - `pooler`: deals, provably fair rounds and queue steps from concurrent clients through
+//!     PgBouncer in transaction and in statement pooling; settings and listeners behind it;
+//!   - `replication`: a logical-replication subscriber that verifies the provably fair games,
+//!     takes over, and deals on with new ids;
+//!   - `pg_upgrade`: a cluster with dealcards and data upgraded from the oldest major to the
+//!     newest, every row, the numbering and every function the same after it;
+//!   - `standby`: a hot standby where every function that only reads answers as on the primary,
+//!     and every one that writes is refused with 25006.
+//!
+//! Run by scripts/test_ops.sh (make test-ops, and make test once), which installs the
+//! extension into the majors these need and sets DEALCARDS_OPS_PG_BIN (the major of the pooler
+//! and replication tests), DEALCARDS_UPGRADE_FROM_BIN and DEALCARDS_UPGRADE_TO_BIN (the two
+//! majors of pg_upgrade), DEALCARDS_OPS_DIR (where the servers live) and, as root,
+//! DEALCARDS_OPS_RUNAS (the OS user that runs them). Built with the feature ops_tests, which the
+//! other server tests' runs leave out.
+#![cfg(feature = "ops_tests")]
+
+mod dealing;
+mod servers;
+
+mod pg_upgrade;
+mod pooler;
+mod replication;
+mod standby;

@@ -1,0 +1,321 @@
+//! pg_upgrade of a cluster with dealcards and data, from the oldest supported major to the
+//! newest (PyPI's builds, 14 to 18 in make test): every row of the extension's tables and every
+//! sequence the same after it, every function giving what it gave before (seeded outputs equal,
+//! live ones of the right shape, provably fair games verifying), and deals, rounds and queue
+//! steps going on with the numbering where it was.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use postgres::{Client, SimpleQueryMessage};
+
+use crate::dealing::{deal, game_of, populate, set_seeds, snapshot, verify_desk};
+use crate::servers::{bin_dir, free_port, major_of, rows, run_as_server_user, value, Cluster};
+
+const SEED: &str =
+    "decode('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex')";
+
+/// (function, a statement calling it that returns one value, the same wherever the library is
+/// the same): seeded calls return their result, live ones a property of it.
+fn calls() -> Vec<(&'static str, String)> {
+    let calls: Vec<(&str, &str)> = vec![
+        ("shuffle_ints", "SELECT shuffle_ints(1, 52, {S})::text"),
+        ("shuffle_ints", "SELECT (SELECT array_agg(x ORDER BY x) FROM unnest(shuffle_ints(1, 52)) x) = ARRAY(SELECT generate_series(1, 52))"),
+        ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b', 'c', 'd', 'e', 'f'], {S})::text"),
+        ("shuffle_array", "SELECT (SELECT array_agg(x ORDER BY x) FROM unnest(shuffle_array(ARRAY[3, 1, 2])) x)::text"),
+        ("sample_array", "SELECT sample_array(ARRAY(SELECT generate_series(1, 30)), 5, {S})::text"),
+        ("sample_array", "SELECT cardinality(sample_array(ARRAY(SELECT generate_series(1, 30)), 5))"),
+        ("sample_ints", "SELECT sample_ints(1, 4611686018427387904, 4, {S})::text"),
+        ("sample_ints", "SELECT cardinality(sample_ints(1, 100, 7))"),
+        ("shuffle_spread", "SELECT shuffle_spread(ARRAY[1, 2, 3, 4, 5, 6], ARRAY['x', 'x', 'y', 'y', 'z', 'z'], {S})::text"),
+        ("shuffle_spread", "SELECT shuffle_spread(ARRAY[1, 2, 3, 4, 5, 6], ARRAY['x', 'x', 'x', 'y', 'y', 'y'], ARRAY[1, 2, 1, 1, 2, 2], {S})::text"),
+        ("shuffle_spread", "SELECT cardinality(shuffle_spread(ARRAY[1, 2, 3, 4], ARRAY[1, 1, 2, 2]))"),
+        ("shuffle_spread", "SELECT cardinality(shuffle_spread(ARRAY[1, 2, 3, 4], ARRAY[1, 1, 2, 2], ARRAY[1, 2, 1, 2]))"),
+        ("sample_agg_seeded", "SELECT sample_agg_seeded(g, 5, {S})::text FROM generate_series(1, 100) g"),
+        ("shuffle_agg_seeded", "SELECT shuffle_agg_seeded(g, {S})::text FROM generate_series(1, 12) g"),
+        ("sample_agg", "SELECT cardinality(sample_agg(g, 5)) FROM generate_series(1, 100) g"),
+        ("sample_agg", "SELECT cardinality(sample_agg(g, 5, g::float8)) FROM generate_series(1, 100) g"),
+        ("resample_agg", "SELECT cardinality(resample_agg(g, 50)) FROM generate_series(1, 10) g"),
+        ("resample_agg", "SELECT cardinality(resample_agg(g, 50, 1.0)) FROM generate_series(1, 10) g"),
+        ("shuffle_agg", "SELECT (SELECT array_agg(x ORDER BY x) FROM unnest(shuffle_agg(g)) x)::text FROM generate_series(1, 9) g"),
+        ("deal_hands", "SELECT count(*) || ' ' || sum(cardinality(cards)) FROM deal_hands(3, 17, 54)"),
+        ("card_label", "SELECT string_agg(card_label(c), ' ' ORDER BY c) FROM generate_series(1, 54) c"),
+        ("sort_hand", "SELECT sort_hand(ARRAY[54, 1, 9, 12, 8, 53, 39])::text"),
+        ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9, 12, 8, 53, 39])"),
+        ("freecell_layout", "SELECT freecell_layout(11982)::text"),
+        ("freecell_cards", "SELECT freecell_cards(1)::text"),
+        ("freecell_board", "SELECT string_agg(b, E'\\n') FROM freecell_board(617) AS f (b)"),
+        ("fair_deal", "SELECT f::text FROM fair_deal({S}, ARRAY['alice', '', 'Zoë'], 2) f"),
+        ("fair_verify_game", "SELECT string_agg(v::text, E'\\n') FROM (SELECT min(game_id) g FROM game WHERE desk_id = 10) first, fair_verify_game(first.g) v"),
+        ("fair_verify_desk", "SELECT string_agg(v::text, E'\\n') FROM fair_verify_desk(10) v"),
+        ("fair_publication", "SELECT fair_publication(10)::text"),
+        ("dealcards_written_here", "SELECT bool_or(dealcards_written_here(xmin))::text FROM desk"),
+        ("dealcards_distribute", "SELECT count(*) FROM dealcards_distribute()"),
+        ("shuffle_queue_up_next", "SELECT shuffle_queue_up_next(3)::text"),
+        ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),
+    ];
+    calls
+        .into_iter()
+        .map(|(f, sql)| (f, sql.replace("{S}", SEED)))
+        .collect()
+}
+
+/// The functions one calls by name (aggregates included), of the extension in this database:
+/// not the support functions of its aggregates and types, nor its event trigger's.
+fn callable_functions(client: &mut Client) -> BTreeSet<String> {
+    rows(
+        client,
+        "SELECT DISTINCT p.proname::text
+           FROM pg_depend d
+           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+           JOIN pg_proc p ON p.oid = d.objid
+          WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+            AND p.prorettype <> 'event_trigger'::regtype
+            AND NOT EXISTS (SELECT FROM pg_aggregate a
+                             WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
+                                             a.aggserialfn, a.aggdeserialfn))
+            AND NOT EXISTS (SELECT FROM pg_type t
+                             WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))",
+    )
+    .into_iter()
+    .map(|r| r[0].clone().unwrap())
+    .collect()
+}
+
+/// What each call of [`calls`] gives in this database (its SQLSTATE when it fails), for the
+/// functions the database has.
+fn outputs(client: &mut Client) -> BTreeMap<String, String> {
+    let present = callable_functions(client);
+    calls()
+        .into_iter()
+        .filter(|(f, _)| present.contains(*f))
+        .map(|(_, sql)| {
+            let got = match client.simple_query(&sql) {
+                Ok(messages) => {
+                    let values: Vec<Option<String>> = messages
+                        .iter()
+                        .filter_map(|m| match m {
+                            SimpleQueryMessage::Row(row) => Some(row.get(0).map(str::to_string)),
+                            _ => None,
+                        })
+                        .collect();
+                    format!("{values:?}")
+                }
+                Err(e) => format!("error {}", e.code().map(|c| c.code()).unwrap_or("?")),
+            };
+            (sql, got)
+        })
+        .collect()
+}
+
+/// The functions that write, which the test calls after the upgrade rather than before and
+/// after (their results are live).
+const WRITERS: &[&str] = &[
+    "deal_cards",
+    "fair_mode_on",
+    "set_client_seed",
+    "fair_reveal",
+    "fair_mode_off",
+    "shuffle_queue_create",
+    "shuffle_queue_next",
+    "shuffle_queue_prev",
+    "shuffle_queue_current",
+    "shuffle_queue_add",
+    "shuffle_queue_remove",
+    "shuffle_queue_drop",
+    "shuffle_queue_new",
+    "shuffle_queue_play_next",
+    "shuffle_queue_play_later",
+    "shuffle_queue_clear_up_next",
+    "shuffle_queue_jump",
+    "shuffle_queue_skip_when_shuffling",
+    "shuffle_queue_restore",
+    "shuffle_queue_forget",
+];
+
+#[test]
+fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
+    let from = bin_dir("DEALCARDS_UPGRADE_FROM_BIN");
+    let to = bin_dir("DEALCARDS_UPGRADE_TO_BIN");
+    assert!(
+        major_of(&from) < major_of(&to),
+        "pg_upgrade goes to a newer major"
+    );
+
+    let mut old = Cluster::init(&from, "upgrade-from", &[]);
+    old.start();
+    let mut client = old.database_with_dealcards("upgraded");
+    populate(&mut client);
+
+    // Every function is called here, or after the upgrade among the writers.
+    let functions = callable_functions(&mut client);
+    let covered: BTreeSet<String> = calls()
+        .iter()
+        .map(|(f, _)| f.to_string())
+        .chain(WRITERS.iter().map(|f| f.to_string()))
+        .collect();
+    let missed: Vec<&String> = functions.difference(&covered).collect();
+    assert!(
+        missed.is_empty(),
+        "functions this test does not call: {missed:?}"
+    );
+
+    // The provably fair desk: 3 games of a revealed round verified, 3 of the round in force not
+    // revealed yet.
+    assert_eq!(verify_desk(&mut client, 10), (6, 3, 3, 0));
+    let rows_before = snapshot(&mut client);
+    let outputs_before = outputs(&mut client);
+    let next_game: i64 = value(
+        &mut client,
+        "SELECT last_value + 1 FROM game_game_id_seq WHERE is_called",
+    )
+    .parse()
+    .unwrap();
+    drop(client);
+    old.stop();
+
+    // The new cluster, initialized as the old one was, and pg_upgrade between them.
+    let mut new = Cluster::init(&to, "upgrade-to", &[]);
+    let (old_data, new_data) = (
+        old.data.display().to_string(),
+        new.data.display().to_string(),
+    );
+    let (old_bin, new_bin) = (from.display().to_string(), to.display().to_string());
+    let (old_port, new_port) = (free_port().to_string(), free_port().to_string());
+    run_as_server_user(
+        &to.join("pg_upgrade"),
+        &[
+            "--old-bindir",
+            &old_bin,
+            "--new-bindir",
+            &new_bin,
+            "--old-datadir",
+            &old_data,
+            "--new-datadir",
+            &new_data,
+            "--old-port",
+            &old_port,
+            "--new-port",
+            &new_port,
+            "--username",
+            crate::servers::SUPERUSER,
+            "--copy",
+            "--no-sync",
+        ],
+        &new.dir,
+    );
+    new.start();
+    let mut client = new.connect("upgraded");
+
+    assert_eq!(
+        snapshot(&mut client),
+        rows_before,
+        "the extension's rows and sequences"
+    );
+    let outputs_after = outputs(&mut client);
+    for (sql, before) in &outputs_before {
+        assert_eq!(outputs_after.get(sql), Some(before), "{sql}");
+    }
+    assert_eq!(outputs_after.len(), outputs_before.len());
+
+    // Writing goes on: the next game takes the next id, the round in force deals on and
+    // verifies after its reveal, a new round, and the queues.
+    assert_eq!(game_of(&deal(&mut client, 1)), next_game);
+    deal(&mut client, 10);
+    rows(&mut client, "SELECT * FROM fair_reveal(10)");
+    assert_eq!(verify_desk(&mut client, 10), (7, 7, 0, 0));
+    set_seeds(&mut client, 10, "after the upgrade");
+    deal(&mut client, 10);
+    rows(&mut client, "SELECT * FROM fair_mode_off(10)");
+    assert_eq!(verify_desk(&mut client, 10), (8, 8, 0, 0));
+    let played: i64 = value(&mut client, "SELECT shuffle_queue_next(1)")
+        .parse()
+        .unwrap();
+    assert!((1..=40).contains(&played));
+    assert_eq!(
+        value(&mut client, "SELECT shuffle_queue_prev(1) IS NOT NULL"),
+        "t"
+    );
+    assert_eq!(
+        value(&mut client, "SELECT shuffle_queue_current(1) IS NOT NULL"),
+        "t"
+    );
+    assert_eq!(value(&mut client, "SELECT shuffle_queue_add(1, 41)"), "41");
+    assert_eq!(
+        value(&mut client, "SELECT shuffle_queue_remove(1, 41)"),
+        "40"
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[])"
+        ),
+        "5"
+    );
+    rows(&mut client, "SELECT shuffle_queue_drop(5)");
+    // The seeded queue spread by artist goes on as its saved state says: a copy restored
+    // before the upgrade's new steps plays what the queue plays.
+    let copy = value(
+        &mut client,
+        "SELECT shuffle_queue_restore(shuffle_queue_save(3))",
+    );
+    let steps = |client: &mut Client, queue: &str| {
+        value(
+            client,
+            &format!(
+                "SELECT array_agg(shuffle_queue_next({queue}) ORDER BY g)::text
+                   FROM generate_series(1, 8) g"
+            ),
+        )
+    };
+    let (played, copied) = (steps(&mut client, "3"), steps(&mut client, &copy));
+    assert_eq!(played, copied);
+    assert!(played.starts_with("{12,"), "up next first: {played}");
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_play_next(3, ARRAY[1]::bigint[])"
+        ),
+        "1"
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_play_later(3, ARRAY[2]::bigint[])"
+        ),
+        "2"
+    );
+    assert_eq!(
+        value(&mut client, "SELECT shuffle_queue_up_next(3)::text"),
+        "{1,2}"
+    );
+    assert_eq!(
+        value(&mut client, "SELECT shuffle_queue_clear_up_next(3)"),
+        "2"
+    );
+    assert_eq!(value(&mut client, "SELECT shuffle_queue_jump(3, 4)"), "4");
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_skip_when_shuffling(3, 11, false)"
+        ),
+        "12"
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_add(4, 9, 5) = 4 AND shuffle_queue_next(4) BETWEEN 1 AND 9"
+        ),
+        "t"
+    );
+    assert_ne!(value(&mut client, "SELECT shuffle_queue_forget(7)"), "0");
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'"
+        ),
+        value(
+            &mut client,
+            "SELECT default_version FROM pg_available_extensions WHERE name = 'dealcards'"
+        )
+    );
+}

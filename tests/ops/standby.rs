@@ -1,0 +1,250 @@
+//! A hot standby (pg_basebackup -R of a primary with dealcards and data): every function that
+//! only reads works there (the shuffles and samples, FreeCell, the verifications, what the house
+//! publishes, a queue's current track, what is up next and its saved state), and every function that writes is refused with 25006
+//! (read_only_sql_transaction) and a message that names the primary: no internal error. On the
+//! primary, the functions that only read take no transaction id, in a READ ONLY transaction too.
+
+use std::time::{Duration, Instant};
+
+use postgres::Client;
+
+use crate::dealing::populate;
+use crate::servers::{bin_dir, value, Cluster};
+
+/// The functions that only read, each called once (the queue and desk of `populate`; the
+/// seeded ones with a seed, to compare the standby's answer with the primary's).
+const READS: [(&str, &str); 25] = [
+    ("card_label", "SELECT card_label(53)"),
+    ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
+    ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9])"),
+    ("sort_hand", "SELECT sort_hand(ARRAY[54, 1, 9])"),
+    ("deal_hands", "SELECT count(*) FROM deal_hands()"),
+    ("shuffle_ints", "SELECT shuffle_ints(1, 10, decode(repeat('01', 32), 'hex'))"),
+    ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b', 'c'], decode(repeat('02', 32), 'hex'))"),
+    ("sample_array", "SELECT sample_array(ARRAY[1, 2, 3, 4], 2, decode(repeat('03', 32), 'hex'))"),
+    ("sample_ints", "SELECT sample_ints(1, 100, 3, decode(repeat('04', 32), 'hex'))"),
+    (
+        "shuffle_spread",
+        "SELECT shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], decode(repeat('05', 32), 'hex'))",
+    ),
+    ("freecell_layout", "SELECT freecell_layout(11982)"),
+    ("freecell_cards", "SELECT count(*) FROM freecell_cards(1)"),
+    ("freecell_board", "SELECT count(*) FROM freecell_board(1)"),
+    (
+        "fair_deal",
+        "SELECT leader FROM fair_deal(sha256('x'), ARRAY['a', 'b', 'c'], 0)",
+    ),
+    (
+        "fair_verify_desk",
+        "SELECT string_agg(coalesce(verified::text, '-'), ',' ORDER BY round, nonce)
+           FROM fair_verify_desk(10)",
+    ),
+    (
+        "fair_verify_game",
+        "SELECT verified FROM fair_verify_game((SELECT min(game_id) FROM game WHERE desk_id = 10))",
+    ),
+    ("fair_publication", "SELECT fair_publication(10)::text"),
+    (
+        "shuffle_queue_current",
+        "SELECT shuffle_queue_current((SELECT min(queue_id) FROM shuffle_queue))",
+    ),
+    (
+        "shuffle_queue_up_next",
+        "SELECT shuffle_queue_up_next((SELECT max(queue_id) FROM shuffle_queue WHERE mode = 'spread'))",
+    ),
+    (
+        "shuffle_queue_save",
+        "SELECT shuffle_queue_save((SELECT max(queue_id) FROM shuffle_queue WHERE mode = 'spread'))",
+    ),
+    (
+        "sample_agg_seeded",
+        "SELECT sample_agg_seeded(g, 3, decode(repeat('06', 32), 'hex')) FROM generate_series(1, 50) g",
+    ),
+    (
+        "shuffle_agg_seeded",
+        "SELECT shuffle_agg_seeded(g, decode(repeat('07', 32), 'hex')) FROM generate_series(1, 9) g",
+    ),
+    ("sample_agg", "SELECT cardinality(sample_agg(g, 3)) FROM generate_series(1, 50) g"),
+    ("shuffle_agg", "SELECT cardinality(shuffle_agg(g)) FROM generate_series(1, 9) g"),
+    ("resample_agg", "SELECT cardinality(resample_agg(g, 4)) FROM generate_series(1, 9) g"),
+];
+
+/// The functions that write, each called once where it would write.
+const WRITES: [(&str, &str); 19] = [
+    ("deal_cards", "SELECT deal_cards(1)"),
+    ("fair_mode_on", "SELECT fair_mode_on(2)"),
+    ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
+    ("fair_reveal", "SELECT * FROM fair_reveal(10)"),
+    ("set_client_seed", "SELECT set_client_seed(10, 1, 'x')"),
+    (
+        "shuffle_queue_create",
+        "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[])",
+    ),
+    (
+        "shuffle_queue_next",
+        "SELECT shuffle_queue_next((SELECT min(queue_id) FROM shuffle_queue))",
+    ),
+    (
+        "shuffle_queue_prev",
+        "SELECT shuffle_queue_prev((SELECT min(queue_id) FROM shuffle_queue))",
+    ),
+    (
+        "shuffle_queue_add",
+        "SELECT shuffle_queue_add((SELECT min(queue_id) FROM shuffle_queue), 1000)",
+    ),
+    (
+        "shuffle_queue_remove",
+        "SELECT shuffle_queue_remove((SELECT min(queue_id) FROM shuffle_queue), 1)",
+    ),
+    (
+        "shuffle_queue_new",
+        "SELECT shuffle_queue_new(ARRAY[1, 2]::bigint[], groups => ARRAY['a', 'b'])",
+    ),
+    (
+        "shuffle_queue_play_next",
+        "SELECT shuffle_queue_play_next(3, ARRAY[1]::bigint[])",
+    ),
+    (
+        "shuffle_queue_play_later",
+        "SELECT shuffle_queue_play_later(3, ARRAY[2]::bigint[])",
+    ),
+    (
+        "shuffle_queue_clear_up_next",
+        "SELECT shuffle_queue_clear_up_next(3)",
+    ),
+    ("shuffle_queue_jump", "SELECT shuffle_queue_jump(3, 4)"),
+    (
+        "shuffle_queue_skip_when_shuffling",
+        "SELECT shuffle_queue_skip_when_shuffling(3, 11, false)",
+    ),
+    (
+        "shuffle_queue_restore",
+        "SELECT shuffle_queue_restore(shuffle_queue_save(3))",
+    ),
+    ("shuffle_queue_forget", "SELECT shuffle_queue_forget(7)"),
+    (
+        "shuffle_queue_drop",
+        "SELECT shuffle_queue_drop((SELECT min(queue_id) FROM shuffle_queue))",
+    ),
+];
+
+/// dealcards_distribute writes on a Citus coordinator only: without Citus it refuses with
+/// 55000 first, on a standby as anywhere.
+const DISTRIBUTE: (&str, &str) = (
+    "dealcards_distribute",
+    "SELECT * FROM dealcards_distribute()",
+);
+
+/// What a statement gives as text (its first column of every row), or its error's SQLSTATE and
+/// message.
+fn outcome(client: &mut Client, sql: &str) -> Result<Vec<Option<String>>, (String, String)> {
+    match client.query(&format!("SELECT q::text FROM ({sql}) q"), &[]) {
+        Ok(rows) => Ok(rows.iter().map(|r| r.get(0)).collect()),
+        Err(e) => {
+            let db = e.as_db_error().unwrap_or_else(|| panic!("{sql}: {e}"));
+            Err((db.code().code().to_string(), db.message().to_string()))
+        }
+    }
+}
+
+#[test]
+fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
+    let bin = bin_dir("DEALCARDS_OPS_PG_BIN");
+    let mut primary = Cluster::init(&bin, "standby-primary", &[]);
+    primary.start();
+    let mut on_primary = primary.database_with_dealcards("dealcards_standby");
+    populate(&mut on_primary);
+
+    // Every function of the extension is one of the two lists, but what its aggregates and its
+    // types call (their support functions) and its event trigger.
+    let functions: Vec<String> = on_primary
+        .query(
+            "SELECT DISTINCT p.proname::text FROM pg_proc p
+               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                AND d.deptype = 'e'
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+              WHERE p.prorettype <> 'event_trigger'::regtype
+                AND p.proname !~ '^rows_agg_|_step$'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let listed: Vec<&str> = READS
+        .iter()
+        .chain(&WRITES)
+        .chain([&DISTRIBUTE])
+        .map(|c| c.0)
+        .collect();
+    let missing: Vec<&String> = functions
+        .iter()
+        .filter(|f| !listed.contains(&f.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "functions this test does not call: {missing:?}"
+    );
+
+    // On the primary, in a READ ONLY transaction: the reads answer and take no transaction id.
+    on_primary.batch_execute("BEGIN READ ONLY").unwrap();
+    let mut on_primary_reads = Vec::new();
+    for (function, sql) in READS {
+        let answer = outcome(&mut on_primary, sql)
+            .unwrap_or_else(|e| panic!("{function} on the primary, read only: {e:?}"));
+        on_primary_reads.push(answer);
+    }
+    assert_eq!(
+        value(
+            &mut on_primary,
+            "SELECT pg_current_xact_id_if_assigned() IS NULL"
+        ),
+        "t",
+        "a function that only reads took a transaction id"
+    );
+    on_primary.batch_execute("COMMIT").unwrap();
+
+    let mut standby = Cluster::standby_of(&primary, "standby-standby");
+    standby.start();
+    let mut on_standby = standby.connect("dealcards_standby");
+    assert_eq!(value(&mut on_standby, "SELECT pg_is_in_recovery()"), "t");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while value(&mut on_standby, "SELECT count(*) FROM game")
+        != value(&mut on_primary, "SELECT count(*) FROM game")
+    {
+        assert!(Instant::now() < deadline, "the standby never caught up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Every read answers there, the seeded and stored ones as on the primary.
+    for ((function, sql), on_primary) in READS.iter().zip(&on_primary_reads) {
+        let answer = outcome(&mut on_standby, sql)
+            .unwrap_or_else(|e| panic!("{function} on the standby: {e:?}"));
+        let live = matches!(
+            *function,
+            "deal_hands" | "sample_agg" | "shuffle_agg" | "resample_agg"
+        );
+        if !live {
+            assert_eq!(
+                &answer, on_primary,
+                "{function}: the standby answers otherwise"
+            );
+        }
+    }
+    // Every write is refused with 25006, and says where to go.
+    for (function, sql) in WRITES {
+        let (code, message) =
+            outcome(&mut on_standby, sql).expect_err(&format!("{function} wrote on a standby"));
+        assert_eq!(code, "25006", "{function}: {message}");
+        assert!(message.contains("hot standby"), "{function}: {message}");
+    }
+    let (code, _) = outcome(&mut on_standby, DISTRIBUTE.1).expect_err("dealcards_distribute ran");
+    assert_eq!(code, "55000");
+    // The check can fail: the primary deals.
+    assert_eq!(
+        value(&mut on_primary, "SELECT (deal_cards(1)->>'desk')"),
+        "1"
+    );
+    standby.stop();
+    primary.stop();
+}
