@@ -103,7 +103,7 @@ pub fn populate(client: &mut Client) {
     );
     let spread = value(
         client,
-        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 12)::bigint), 'spread',
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 12)::bigint),
                 groups => ARRAY(SELECT 'artist ' || g % 4 FROM generate_series(1, 12) g),
                 seed => decode(repeat('0a', 32), 'hex'), listener => 7)",
     );
