@@ -8,6 +8,10 @@
 #     tables replicate as any table does, and recovery refuses writes the same way on each (the
 #     functions ask RecoveryInProgress()). One major keeps make test's time; the newest is what
 #     a new replica or pooler is set up on.
+#   - pg_dump and pg_restore (serial and parallel, custom and directory format) on OPS_PG_VERSION
+#     too: what a restore does with the extension's tables depends on pg_restore, not on the
+#     server's major; a dump of the oldest major restored into the newest runs with pg_upgrade's
+#     two majors.
 #   - pg_upgrade from the oldest to the newest major of PG_VERSIONS, both PyPI builds (Debian's
 #     PostgreSQL 15 cannot be upgraded to a PyPI build whatever the extensions: its catalog has a
 #     parameter those builds do not know), so 14 -> 18 by default; with fewer than two such

@@ -6,6 +6,8 @@
 //!     takes over, and deals on with new ids;
 //!   - `pg_upgrade`: a cluster with dealcards and data upgraded from the oldest major to the
 //!     newest, every row, the numbering and every function the same after it;
+//!   - `restore`: pg_dump and pg_restore, serial and parallel, custom and directory format, over
+//!     an existing database and into a newer major, every row kept;
 //!   - `standby`: a hot standby where every function that only reads answers as on the primary,
 //!     and every one that writes is refused with 25006.
 //!
@@ -23,4 +25,5 @@ mod servers;
 mod pg_upgrade;
 mod pooler;
 mod replication;
+mod restore;
 mod standby;

@@ -1,0 +1,291 @@
+//! pg_dump and pg_restore of a database with dealcards, as docs/operations.md says: a serial
+//! restore of the custom and the directory format into a new database, and with
+//! `--clean --if-exists` over the database it came from, keeps every row and every sequence, and
+//! the provably fair desk verifies after it; the documented parallel restore (`-j 4`, the tables
+//! joined by foreign keys in a serial second pass) keeps everything too; a plain `pg_restore -j 4`
+//! either keeps everything or exits non-zero naming the foreign key, never loses rows and
+//! succeeds; a dump of the oldest major restores into the newest. The user's own index on an
+//! extension table is not in the dump, as the docs say.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use postgres::Client;
+
+use crate::dealing::{deal, game_of, populate, snapshot, verify_desk};
+use crate::servers::{bin_dir, rows, value, Cluster, SUPERUSER};
+
+/// `program` of the PostgreSQL in `bin`, as a client of `cluster`.
+fn client_tool(bin: &Path, program: &str, cluster: &Cluster) -> Command {
+    let mut command = Command::new(bin.join(program));
+    command
+        .env("PGHOST", "127.0.0.1")
+        .env("PGPORT", cluster.port.to_string())
+        .env("PGUSER", SUPERUSER)
+        .stdin(std::process::Stdio::null());
+    command
+}
+
+fn run(mut command: Command) -> Output {
+    let shown = format!("{command:?}");
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{shown} does not run: {e}"));
+    assert!(
+        output.status.success(),
+        "{shown} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn create_database(cluster: &Cluster, name: &str) {
+    cluster
+        .connect("postgres")
+        .batch_execute(&format!(
+            "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
+        ))
+        .unwrap();
+}
+
+/// pg_dump of `dbname` in `format` (c or d) into `path`.
+fn dump(bin: &Path, cluster: &Cluster, dbname: &str, format: &str, path: &Path) {
+    let mut command = client_tool(bin, "pg_dump", cluster);
+    command.args(["-F", format, "-f"]).arg(path).arg(dbname);
+    run(command);
+}
+
+/// The extension's foreign keys: (table, constraint, referenced table).
+fn foreign_keys(client: &mut Client) -> Vec<(String, String, String)> {
+    rows(
+        client,
+        "SELECT c.conrelid::regclass::text, c.conname::text, c.confrelid::regclass::text
+           FROM pg_constraint c
+           JOIN pg_depend d ON d.objid = c.conrelid AND d.classid = 'pg_class'::regclass
+                           AND d.deptype = 'e'
+           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+          WHERE c.contype = 'f'
+          ORDER BY 1, 2",
+    )
+    .into_iter()
+    .map(|r| {
+        (
+            r[0].clone().unwrap(),
+            r[1].clone().unwrap(),
+            r[2].clone().unwrap(),
+        )
+    })
+    .collect()
+}
+
+/// docs/operations.md's parallel restore: its shell block and the tables it restores serially.
+fn documented_parallel_restore() -> (String, Vec<String>) {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/operations.md"))
+            .unwrap();
+    let section = &page[page
+        .find("### Parallel restore")
+        .expect("docs/operations.md has no section \"Parallel restore\"")..];
+    let start = section.find("```sh\n").expect("no sh block") + "```sh\n".len();
+    let script = section[start..start + section[start..].find("```").unwrap()].to_string();
+    let tables_at = script
+        .find("serial='")
+        .expect("the script names no serial tables");
+    let tables = &script[tables_at + "serial='".len()..];
+    let tables = tables[..tables.find('\'').unwrap()]
+        .split('|')
+        .map(str::to_string)
+        .collect();
+    (script, tables)
+}
+
+/// Runs the documented parallel restore of `archive` into `dbname` with the tools of `bin`.
+fn parallel_restore_as_documented(bin: &Path, cluster: &Cluster, archive: &Path, dbname: &str) {
+    let (script, _) = documented_parallel_restore();
+    let work = archive.parent().unwrap().join(format!("lists-{dbname}"));
+    std::fs::create_dir_all(&work).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut command = Command::new("bash");
+    command
+        .env("PGHOST", "127.0.0.1")
+        .env("PGPORT", cluster.port.to_string())
+        .env("PGUSER", SUPERUSER)
+        .env("PATH", path)
+        .env("DUMP", archive)
+        .env("DB", dbname)
+        .current_dir(&work)
+        .stdin(std::process::Stdio::null())
+        .args(["-euo", "pipefail", "-c", &script]);
+    run(command);
+}
+
+/// What must be the same after a restore, with the provably fair desk's verification.
+type State = (BTreeMap<String, String>, (i64, i64, i64, i64));
+
+fn state(client: &mut Client) -> State {
+    let snap = snapshot(client);
+    let verified = verify_desk(client, 10);
+    (snap, verified)
+}
+
+/// Panics naming every table or sequence whose contents differ from `expected`, and the desk's
+/// verification if it differs.
+fn assert_same(client: &mut Client, expected: &State, what: &str) {
+    let now = state(client);
+    let differ: Vec<&String> = expected
+        .0
+        .keys()
+        .chain(now.0.keys())
+        .filter(|k| expected.0.get(*k) != now.0.get(*k))
+        .collect();
+    assert!(differ.is_empty(), "{what}: these differ: {differ:?}");
+    assert_eq!(now.1, expected.1, "{what}: fair_verify_desk(10)");
+}
+
+fn cluster_with_data(bin: &Path, name: &str) -> (Cluster, PathBuf, PathBuf) {
+    let mut cluster = Cluster::init(bin, name, &[]);
+    cluster.start();
+    let mut client = cluster.database_with_dealcards("src");
+    populate(&mut client);
+    // More desks, so that a parallel restore has rows to race with.
+    client
+        .batch_execute(
+            "INSERT INTO desk (desk_id) SELECT generate_series(100, 399);
+             INSERT INTO desk_player SELECT d, s, d * 10 + s
+               FROM generate_series(100, 399) d, generate_series(1, 3) s;
+             SELECT count(deal_cards(d)) FROM generate_series(100, 399) d;
+             SELECT count(fair_mode_on(d, seeds_required => false)) FROM generate_series(200, 399) d;
+             SELECT count(deal_cards(d)) FROM generate_series(200, 399) d;
+             CREATE INDEX users_own_index ON game (p1_id);",
+        )
+        .unwrap();
+    let custom = cluster.dir.join("src.dump");
+    let directory = cluster.dir.join("src.dir");
+    dump(bin, &cluster, "src", "c", &custom);
+    dump(bin, &cluster, "src", "d", &directory);
+    (cluster, custom, directory)
+}
+
+#[test]
+fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses_rows_quietly() {
+    let bin = bin_dir("DEALCARDS_OPS_PG_BIN");
+    let (cluster, custom, directory) = cluster_with_data(&bin, "restore");
+    let mut source = cluster.connect("src");
+    let expected = state(&mut source);
+    assert!(
+        expected.1 .1 > 0 && expected.1 .3 == 0,
+        "desk 10 before: {:?}",
+        expected.1
+    );
+
+    // The docs name exactly the tables that foreign keys join.
+    let (_, serial) = documented_parallel_restore();
+    let mut joined: Vec<String> = foreign_keys(&mut source)
+        .into_iter()
+        .flat_map(|(table, _, referenced)| [table, referenced])
+        .collect();
+    joined.sort();
+    joined.dedup();
+    let mut documented = serial.clone();
+    documented.sort();
+    assert_eq!(documented, joined, "docs/operations.md's serial tables");
+
+    // Serial restores, custom and directory format, into new databases.
+    for (archive, dbname) in [(&custom, "serial_c"), (&directory, "serial_d")] {
+        create_database(&cluster, dbname);
+        let mut command = client_tool(&bin, "pg_restore", &cluster);
+        command.args(["-d", dbname]).arg(archive);
+        run(command);
+        let mut restored = cluster.connect(dbname);
+        assert_same(&mut restored, &expected, dbname);
+        // The user's own index on an extension table is not in the dump (docs say so).
+        assert_eq!(
+            value(
+                &mut restored,
+                "SELECT count(*) FROM pg_indexes WHERE indexname = 'users_own_index'"
+            ),
+            "0",
+            "{dbname}: pg_dump now dumps the user's index on game: docs/operations.md says it does not"
+        );
+        // The numbering goes on after the restored games.
+        let last = value(&mut restored, "SELECT max(game_id) FROM game");
+        let next = game_of(&deal(&mut restored, 1));
+        assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
+    }
+
+    // The documented parallel restore, both formats.
+    for (archive, dbname) in [(&custom, "parallel_c"), (&directory, "parallel_d")] {
+        create_database(&cluster, dbname);
+        parallel_restore_as_documented(&bin, &cluster, archive, dbname);
+        let mut restored = cluster.connect(dbname);
+        assert_same(&mut restored, &expected, dbname);
+    }
+
+    // --clean --if-exists over the database the dump came from, after changes to it.
+    source
+        .batch_execute(
+            "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d;
+             DELETE FROM desk WHERE desk_id BETWEEN 300 AND 310;
+             SELECT shuffle_queue_next(1);",
+        )
+        .unwrap();
+    drop(source);
+    let mut command = client_tool(&bin, "pg_restore", &cluster);
+    command
+        .args(["--clean", "--if-exists", "-d", "src"])
+        .arg(&custom);
+    run(command);
+    let mut source = cluster.connect("src");
+    assert_same(&mut source, &expected, "--clean --if-exists");
+
+    // A plain parallel restore: whatever the workers' order, it keeps everything or says so.
+    let mut failures = 0;
+    for attempt in 0..4 {
+        let dbname = format!("plain_parallel_{attempt}");
+        create_database(&cluster, &dbname);
+        let mut command = client_tool(&bin, "pg_restore", &cluster);
+        command.args(["-j", "4", "-d", &dbname]).arg(&custom);
+        let output = command.output().unwrap();
+        let mut restored = cluster.connect(&dbname);
+        let same = snapshot(&mut restored) == expected.0;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.success() {
+            assert!(same, "pg_restore -j 4 succeeded and lost rows:\n{stderr}");
+        } else {
+            failures += 1;
+            assert!(
+                stderr.contains("violates foreign key constraint"),
+                "pg_restore -j 4 failed for another reason:\n{stderr}"
+            );
+        }
+    }
+    eprintln!("plain pg_restore -j 4: {failures} of 4 runs refused by a foreign key");
+}
+
+#[test]
+fn a_dump_of_the_oldest_major_restores_into_the_newest() {
+    let (Ok(from), Ok(to)) = (
+        std::env::var("DEALCARDS_UPGRADE_FROM_BIN"),
+        std::env::var("DEALCARDS_UPGRADE_TO_BIN"),
+    ) else {
+        eprintln!("skipped: scripts/test_ops.sh sets the two majors only when it has both");
+        return;
+    };
+    let (from, to) = (PathBuf::from(from), PathBuf::from(to));
+    let (old, _, _) = cluster_with_data(&from, "restore-old");
+    let expected = state(&mut old.connect("src"));
+    // The newer major's pg_dump reads the older server, as PostgreSQL advises.
+    let archive = old.dir.join("by-newer.dump");
+    dump(&to, &old, "src", "c", &archive);
+    let mut new = Cluster::init(&to, "restore-new", &[]);
+    new.start();
+    create_database(&new, "restored");
+    parallel_restore_as_documented(&to, &new, &archive, "restored");
+    let mut restored = new.connect("restored");
+    assert_same(&mut restored, &expected, "the newer major");
+    let last = value(&mut restored, "SELECT max(game_id) FROM game");
+    let next = game_of(&deal(&mut restored, 1));
+    assert!(next > last.parse::<i64>().unwrap(), "game {next}");
+}
