@@ -94,14 +94,16 @@ pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
 
 /// This backend's kept plans, all for one schema under one name, by the address of their
 /// statement's text (every statement is a `&'static str`, so one address is one text; hashing
-/// the address spares hashing the whole text on every call).
+/// the address spares hashing the whole text on every call) and whether they were prepared to
+/// write (a statement that only reads is prepared both ways when both a reader and a writer run
+/// it).
 struct Plans {
     schema: ExtensionSchema,
-    by_sql: HashMap<usize, Rc<OwnedPreparedStatement>>,
+    by_sql: HashMap<(usize, bool), Rc<OwnedPreparedStatement>>,
 }
 
-fn key(sql: &'static str) -> usize {
-    sql.as_ptr() as usize
+fn key(sql: &'static str, writes: bool) -> (usize, bool) {
+    (sql.as_ptr() as usize, writes)
 }
 
 thread_local! {
@@ -125,7 +127,7 @@ fn plan(
     writes: bool,
 ) -> Rc<OwnedPreparedStatement> {
     let kept = PLANS.with_borrow_mut(|plans| match plans {
-        Some(plans) if plans.schema == *schema => plans.by_sql.get(&key(sql)).cloned(),
+        Some(plans) if plans.schema == *schema => plans.by_sql.get(&key(sql, writes)).cloned(),
         _ => {
             // First use, or the schema was renamed (or the extension recreated elsewhere).
             *plans = Some(Plans {
@@ -152,7 +154,7 @@ fn plan(
     );
     PLANS.with_borrow_mut(|plans| {
         if let Some(plans) = plans.as_mut().filter(|p| p.schema == *schema) {
-            plans.by_sql.insert(key(sql), plan.clone());
+            plans.by_sql.insert(key(sql, writes), plan.clone());
         }
     });
     plan

@@ -160,6 +160,10 @@ pub struct QueueStore<'a, 'conn> {
     pub row_written: bool,
     /// The queue row's other columns, as loaded, changed by the caller, written back with it.
     pub extra: Extra,
+    /// Whether the caller changes the queue (it loaded it locked): if not, every statement runs
+    /// read-only and takes no transaction id, so that reading a queue works on a hot standby
+    /// and in a READ ONLY transaction.
+    writes: bool,
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
@@ -177,11 +181,16 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             names: Vec::new(),
             row_written: false,
             extra: Extra::default(),
+            writes: true,
         }
     }
 
     fn run(&mut self, sql: &'static str, args: &[DatumWithOid]) -> SpiTupleTable<'conn> {
-        statements::run(self.client, self.schema, sql, args)
+        if self.writes {
+            statements::run(self.client, self.schema, sql, args)
+        } else {
+            statements::read(self.client, self.schema, sql, args)
+        }
     }
 
     /// Runs `sql` with the queue id as `$1` and `more` after it.
@@ -194,6 +203,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// Reads the queue's row, locking it when the caller will change the queue; raises P0002
     /// for a queue that does not exist.
     pub fn load(&mut self, lock: bool) -> State {
+        self.writes = lock;
         let sql = match (self.layout, lock) {
             (Layout::Before0_5, false) => LOAD_0_4,
             (Layout::Before0_5, true) => LOAD_0_4_FOR_UPDATE,
