@@ -149,18 +149,19 @@ fn cluster_with_data(bin: &Path, name: &str) -> (Cluster, PathBuf, PathBuf) {
     cluster.start();
     let mut client = cluster.database_with_dealcards("src");
     populate(&mut client);
-    // More desks, so that a parallel restore has rows to race with.
-    client
-        .batch_execute(
-            "INSERT INTO desk (desk_id) SELECT generate_series(100, 399);
-             INSERT INTO desk_player SELECT d, s, d * 10 + s
-               FROM generate_series(100, 399) d, generate_series(1, 3) s;
-             SELECT count(deal_cards(d)) FROM generate_series(100, 399) d;
-             SELECT count(fair_mode_on(d, seeds_required => false)) FROM generate_series(200, 399) d;
-             SELECT count(deal_cards(d)) FROM generate_series(200, 399) d;
-             CREATE INDEX users_own_index ON game (p1_id);",
-        )
-        .unwrap();
+    // More desks, so that a parallel restore has rows to race with; each statement commits on
+    // its own (a provably fair deal takes only a round committed before it).
+    for sql in [
+        "INSERT INTO desk (desk_id) SELECT generate_series(100, 399)",
+        "INSERT INTO desk_player SELECT d, s, d * 10 + s
+           FROM generate_series(100, 399) d, generate_series(1, 3) s",
+        "SELECT count(deal_cards(d)) FROM generate_series(100, 399) d",
+        "SELECT count(fair_mode_on(d, seeds_required => false)) FROM generate_series(200, 399) d",
+        "SELECT count(deal_cards(d)) FROM generate_series(200, 399) d",
+        "CREATE INDEX users_own_index ON game (p1_id)",
+    ] {
+        client.batch_execute(sql).unwrap();
+    }
     let custom = cluster.dir.join("src.dump");
     let directory = cluster.dir.join("src.dir");
     dump(bin, &cluster, "src", "c", &custom);
@@ -224,13 +225,13 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
     }
 
     // --clean --if-exists over the database the dump came from, after changes to it.
-    source
-        .batch_execute(
-            "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d;
-             DELETE FROM desk WHERE desk_id BETWEEN 300 AND 310;
-             SELECT shuffle_queue_next(1);",
-        )
-        .unwrap();
+    for sql in [
+        "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d",
+        "DELETE FROM desk WHERE desk_id BETWEEN 300 AND 310",
+        "SELECT shuffle_queue_next(1)",
+    ] {
+        source.batch_execute(sql).unwrap();
+    }
     drop(source);
     let mut command = client_tool(&bin, "pg_restore", &cluster);
     command
