@@ -42,11 +42,12 @@ fn run(mut command: Command) -> Output {
 }
 
 fn create_database(cluster: &Cluster, name: &str) {
-    cluster
-        .connect("postgres")
-        .batch_execute(&format!(
-            "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
-        ))
+    let mut client = cluster.connect("postgres");
+    client
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
         .unwrap();
 }
 
