@@ -412,7 +412,7 @@ fn a_listener_queue_steps_in_single_shard_transactions_and_holds_back_across_sha
     let queue = new_queue(&mut c);
     let tail: Vec<i64> = c
         .query(
-            "SELECT track FROM shuffle_queue_track WHERE queue_id = $1 AND position >= 40 - $2",
+            "SELECT track FROM shuffle_queue_track WHERE queue_id = $1 AND position >= 40 - $2::bigint",
             &[&queue, &(played.len() as i64)],
         )
         .unwrap()
