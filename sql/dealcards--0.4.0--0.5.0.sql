@@ -647,3 +647,110 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ---------------------------------------------------------------------------------------------
+-- A player's games, indexed; and the guard against objects of the user's own on the extension's
+-- tables (sql/install/guard.sql), which pg_dump would not dump. The indexes are made as
+-- statements of a DO block, skipped when there, so that on a Citus cluster the coordinator's
+-- reach the shards and a worker's own run of this script skips them.
+-- ---------------------------------------------------------------------------------------------
+DO $$
+BEGIN
+    CREATE INDEX IF NOT EXISTS game_p1_id_idx ON @extschema@.game (p1_id);
+    CREATE INDEX IF NOT EXISTS game_p2_id_idx ON @extschema@.game (p2_id);
+    CREATE INDEX IF NOT EXISTS game_p3_id_idx ON @extschema@.game (p3_id);
+END
+$$;
+
+-- Nor do they take objects of the user's own: pg_dump dumps none of what hangs off an
+-- extension's table, so an index, a constraint, a trigger, a rule, a policy or extended
+-- statistics made on one of these tables would be missing, without a word, from every restored
+-- database. Their creation outside the extension's own scripts is refused at the end of the
+-- command, which undoes it (CREATE INDEX CONCURRENTLY has committed its index by then: the
+-- index stays, invalid, and the error says to drop it). Who takes the loss on knowingly sets
+-- dealcards.allow_own_objects to on. Commands a Citus coordinator sends its workers (with
+-- citus.enable_ddl_propagation off) pass: they repeat, on a worker's copy of a table, what the
+-- coordinator did, an update's new index among them. Constraints count as made by the command
+-- when this transaction wrote them (unless it also created the extension, whose own are new
+-- too).
+CREATE FUNCTION @extschema@.dealcards_keep_table_objects() RETURNS event_trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    ext_schema text;
+    made text;
+BEGIN
+    IF pg_catalog.current_setting('citus.enable_ddl_propagation', true) OPERATOR(pg_catalog.=) 'off'
+       OR pg_catalog.current_setting('dealcards.allow_own_objects', true) OPERATOR(pg_catalog.=) 'on' THEN
+        RETURN;
+    END IF;
+    SELECT n.nspname INTO ext_schema
+      FROM pg_catalog.pg_extension e
+      JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+     WHERE e.extname OPERATOR(pg_catalog.=) 'dealcards';
+    EXECUTE pg_catalog.format($made$
+        WITH members AS (
+            SELECT d.objid AS relid
+              FROM pg_catalog.pg_depend d
+              JOIN pg_catalog.pg_extension e
+                ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+               AND e.extname OPERATOR(pg_catalog.=) 'dealcards'
+             WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+               AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+               AND d.deptype OPERATOR(pg_catalog.=) 'e'
+        ), cmd AS (
+            SELECT c.classid, c.objid, c.command_tag
+              FROM pg_catalog.pg_event_trigger_ddl_commands() c
+             WHERE NOT c.in_extension
+        ), made (what, relid) AS (
+            SELECT pg_catalog.format('index %%s', i.indexrelid::pg_catalog.regclass), i.indrelid
+              FROM cmd JOIN pg_catalog.pg_index i ON i.indexrelid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+            UNION ALL
+            SELECT pg_catalog.format('trigger %%I', t.tgname), t.tgrelid
+              FROM cmd JOIN pg_catalog.pg_trigger t ON t.oid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass
+               AND NOT t.tgisinternal
+            UNION ALL
+            SELECT pg_catalog.format('rule %%I', r.rulename), r.ev_class
+              FROM cmd JOIN pg_catalog.pg_rewrite r ON r.oid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+            UNION ALL
+            SELECT pg_catalog.format('policy %%I', p.polname), p.polrelid
+              FROM cmd JOIN pg_catalog.pg_policy p ON p.oid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass
+            UNION ALL
+            SELECT pg_catalog.format('statistics %%I', s.stxname), s.stxrelid
+              FROM cmd JOIN pg_catalog.pg_statistic_ext s ON s.oid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass
+            UNION ALL
+            SELECT pg_catalog.format('constraint %%I', k.conname), k.conrelid
+              FROM cmd JOIN pg_catalog.pg_constraint k ON k.conrelid OPERATOR(pg_catalog.=) cmd.objid
+             WHERE cmd.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+               AND cmd.command_tag OPERATOR(pg_catalog.=) 'ALTER TABLE'
+               AND %1$I.dealcards_written_here(k.xmin)
+               AND NOT EXISTS (SELECT FROM pg_catalog.pg_extension e
+                                WHERE e.extname OPERATOR(pg_catalog.=) 'dealcards'
+                                  AND %1$I.dealcards_written_here(e.xmin))
+        )
+        SELECT pg_catalog.string_agg(DISTINCT pg_catalog.concat(m.what, ' on ', c.relname), ', ')
+          FROM made m JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) m.relid
+         WHERE m.relid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT relid FROM members))
+        $made$, ext_schema) INTO made;
+    IF made IS NOT NULL THEN
+        RAISE EXCEPTION 'objects of your own on dealcards'' tables are refused: %', made
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'pg_dump does not dump the indexes, constraints, triggers, rules, policies '
+                           'or statistics made on an extension''s tables: a restored database '
+                           'would lack it. (After CREATE INDEX CONCURRENTLY the index is left '
+                           'behind, invalid: drop it.)',
+                  HINT = 'dealcards indexes a player''s games (p1_id, p2_id, p3_id) and a desk''s '
+                         'games by time. To make it anyway, and make it again after every '
+                         'restore: SET dealcards.allow_own_objects = on.';
+    END IF;
+END
+$$;
+
+CREATE EVENT TRIGGER dealcards_keep_table_objects ON ddl_command_end
+    WHEN TAG IN ('ALTER TABLE', 'CREATE INDEX', 'CREATE TRIGGER', 'CREATE RULE', 'CREATE POLICY',
+                 'CREATE STATISTICS')
+    EXECUTE FUNCTION @extschema@.dealcards_keep_table_objects();

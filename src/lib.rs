@@ -23,7 +23,8 @@ mod results; // building result arrays and text in place
 mod statements; // running statements: kept plans, qualified names, reading by name
 mod text; // text arguments as bytes
 
-// Last in the install script: refuses column changes to the extension's tables (sql/install/guard.sql).
+// Last in the install script: refuses column changes and objects of the user's own on the
+// extension's tables (sql/install/guard.sql).
 pgrx::extension_sql_file!("../sql/install/guard.sql", name = "guard", finalize);
 
 use pgrx::prelude::*;

@@ -203,9 +203,10 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&7i64])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // The guard on the tables' columns (an event trigger, sql/install/guard.sql) runs its statements on
-    // ALTER TABLE: a column added to an extension's table is refused, the whole guard run. (The
-    // block names everything by schema: it runs under the caller's search_path.)
+    // The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
+    // ALTER TABLE and CREATE INDEX: a column added to an extension's table and an index made on
+    // one are refused, each guard run whole. (The block names everything by schema: it runs
+    // under the caller's search_path.)
     caller
         .batch_execute(
             "DO $guard$
@@ -217,14 +218,23 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
                 WHERE e.extname OPERATOR(pg_catalog.=) 'dealcards';
                BEGIN
                  EXECUTE pg_catalog.format('ALTER TABLE %I.note ADD COLUMN added integer', ext_schema);
+                 RAISE EXCEPTION 'a column was added to the extension''s table note';
                EXCEPTION WHEN feature_not_supported THEN
-                 RETURN;
+                 NULL;
                END;
-               RAISE EXCEPTION 'a column was added to the extension''s table note';
+               -- An index on a table of the caller's own passes, the guard run whole.
+               CREATE TEMP TABLE IF NOT EXISTS own_table (x integer);
+               CREATE INDEX IF NOT EXISTS own_table_x ON pg_temp.own_table (x);
+               BEGIN
+                 EXECUTE pg_catalog.format('CREATE INDEX note_body ON %I.note (body)', ext_schema);
+                 RAISE EXCEPTION 'an index was made on the extension''s table note';
+               EXCEPTION WHEN feature_not_supported THEN
+                 NULL;
+               END;
              END
              $guard$",
         )
-        .unwrap_or_else(|e| panic!("the guard on the tables' columns: {e}"));
+        .unwrap_or_else(|e| panic!("the guards on the tables: {e}"));
 }
 
 /// The attacker's trap: run with a superuser's rights it makes the attacker a superuser, and

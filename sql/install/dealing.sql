@@ -73,6 +73,10 @@ CREATE TABLE @extschema@.game (
 );
 -- A desk's games by time.
 CREATE INDEX game_desk_dealt_at_idx ON @extschema@.game (desk_id, dealt_at);
+-- A player's games: WHERE $1 IN (p1_id, p2_id, p3_id) reads the three.
+CREATE INDEX game_p1_id_idx ON @extschema@.game (p1_id);
+CREATE INDEX game_p2_id_idx ON @extschema@.game (p2_id);
+CREATE INDEX game_p3_id_idx ON @extschema@.game (p3_id);
 
 -- The bids of a game; deal_cards writes the procedure's two opening records (rec_idx 0 and -1).
 CREATE TABLE @extschema@.bid_record (

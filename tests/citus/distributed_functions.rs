@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 7] = [
+const NOT_DISTRIBUTED: [(&str, &str); 8] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -42,6 +42,11 @@ const NOT_DISTRIBUTED: [(&str, &str); 7] = [
     (
         "dealcards_keep_table_columns",
         "an event trigger, run by ALTER TABLE on whichever node it runs",
+    ),
+    (
+        "dealcards_keep_table_objects",
+        "an event trigger, run by ALTER TABLE and CREATE INDEX, TRIGGER, RULE, POLICY and \
+         STATISTICS on whichever node it runs",
     ),
 ];
 

@@ -156,6 +156,9 @@ fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game()
         ("desk", "SELECT count(*) FROM pg_constraint WHERE conrelid = '%s'::regclass AND contype = 'f' AND conname LIKE 'desk_fair_round_fkey%%'"),
         ("fair_seed", "SELECT count(*) FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'unrevealed_round'"),
         ("game", "SELECT 1 - count(*) FROM pg_indexes WHERE tablename = '%s' AND indexname LIKE 'game_fair_nonce_idx%%'"),
+        // A player's games, indexed since 0.5.0 (while the workers' guards on objects let the
+        // coordinator's index through).
+        ("game", "SELECT (count(*) = 3)::int FROM pg_indexes WHERE tablename = '%s' AND indexname ~ '^game_p[123]_id_idx'"),
     ] {
         let results: Vec<String> = c
             .query("SELECT result FROM run_command_on_shards($1::text::regclass, $2)", &[&table, &check])

@@ -5,7 +5,8 @@
 //! joined by foreign keys in a serial second pass) keeps everything too; a plain `pg_restore -j 4`
 //! either keeps everything or exits non-zero naming the foreign key, never loses rows and
 //! succeeds; a dump of the oldest major restores into the newest. The user's own index on an
-//! extension table is not in the dump, as the docs say.
+//! extension table, made where allowed, is not in the dump, as the docs say; such objects are
+//! refused unless allowed, and those on the user's own tables survive a restore.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -159,7 +160,9 @@ fn cluster_with_data(bin: &Path, name: &str) -> (Cluster, PathBuf, PathBuf) {
         "SELECT count(deal_cards(d)) FROM generate_series(100, 399) d",
         "SELECT count(fair_mode_on(d, seeds_required => false)) FROM generate_series(200, 399) d",
         "SELECT count(deal_cards(d)) FROM generate_series(200, 399) d",
-        "CREATE INDEX users_own_index ON game (p1_id)",
+        "SET dealcards.allow_own_objects = on",
+        "CREATE INDEX users_own_index ON game (dealt_at)",
+        "RESET dealcards.allow_own_objects",
     ] {
         client.batch_execute(sql).unwrap();
     }
@@ -290,4 +293,207 @@ fn a_dump_of_the_oldest_major_restores_into_the_newest() {
     let last = value(&mut restored, "SELECT max(game_id) FROM game");
     let next = game_of(&deal(&mut restored, 1));
     assert!(next > last.parse::<i64>().unwrap(), "game {next}");
+}
+
+/// Every object that hangs off one of the extension's tables: (table, kind, name).
+fn objects_on_member_tables(client: &mut Client) -> Vec<Vec<Option<String>>> {
+    rows(
+        client,
+        "WITH members AS (
+             SELECT d.objid AS relid FROM pg_depend d
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+              WHERE d.classid = 'pg_class'::regclass AND d.deptype = 'e')
+         SELECT indrelid::regclass::text, 'index', indexrelid::regclass::text
+           FROM pg_index WHERE indrelid IN (SELECT relid FROM members)
+         UNION ALL SELECT conrelid::regclass::text, 'constraint', conname::text
+           FROM pg_constraint WHERE conrelid IN (SELECT relid FROM members)
+         UNION ALL SELECT tgrelid::regclass::text, 'trigger', tgname::text
+           FROM pg_trigger WHERE tgrelid IN (SELECT relid FROM members) AND NOT tgisinternal
+         UNION ALL SELECT ev_class::regclass::text, 'rule', rulename::text
+           FROM pg_rewrite WHERE ev_class IN (SELECT relid FROM members)
+         UNION ALL SELECT polrelid::regclass::text, 'policy', polname::text
+           FROM pg_policy WHERE polrelid IN (SELECT relid FROM members)
+         UNION ALL SELECT stxrelid::regclass::text, 'statistics', stxname::text
+           FROM pg_statistic_ext WHERE stxrelid IN (SELECT relid FROM members)
+         ORDER BY 1, 2, 3",
+    )
+}
+
+#[test]
+fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_survive() {
+    let bin = bin_dir("DEALCARDS_OPS_PG_BIN");
+    let mut cluster = Cluster::init(&bin, "own-objects", &[]);
+    cluster.start();
+    let mut client = cluster.database_with_dealcards("own");
+    populate(&mut client);
+    let shipped = objects_on_member_tables(&mut client);
+    client
+        .batch_execute(
+            "CREATE FUNCTION keep_out() RETURNS trigger LANGUAGE plpgsql
+                 AS $$ BEGIN RETURN NULL; END $$",
+        )
+        .unwrap();
+
+    // What pg_dump would not keep: refused, 0A000, the object named, nothing left behind.
+    for (sql, named) in [
+        ("CREATE INDEX own_index ON game (dealt_at)", "index own_index on game"),
+        ("CREATE UNIQUE INDEX own_unique ON note (note_id)", "index own_unique on note"),
+        (
+            "ALTER TABLE game ADD CONSTRAINT own_check CHECK (lord_no >= 0)",
+            "constraint own_check on game",
+        ),
+        (
+            "ALTER TABLE desk_player ADD CONSTRAINT own_unique_seat UNIQUE (player_id, desk_id)",
+            "own_unique_seat on desk_player",
+        ),
+        (
+            "CREATE TRIGGER own_trigger BEFORE INSERT ON game FOR EACH ROW EXECUTE FUNCTION keep_out()",
+            "trigger own_trigger on game",
+        ),
+        (
+            "CREATE RULE own_rule AS ON DELETE TO note DO INSTEAD NOTHING",
+            "rule own_rule on note",
+        ),
+        ("CREATE POLICY own_policy ON desk USING (true)", "policy own_policy on desk"),
+        (
+            "CREATE STATISTICS own_statistics ON p1_id, p2_id FROM game",
+            "statistics own_statistics on game",
+        ),
+        (
+            "CREATE INDEX own_queue_index ON shuffle_queue_track (track)",
+            "index own_queue_index on shuffle_queue_track",
+        ),
+    ] {
+        let error = client.batch_execute(sql).unwrap_err();
+        let db = error
+            .as_db_error()
+            .unwrap_or_else(|| panic!("{sql}: {error}"));
+        assert_eq!(db.code().code(), "0A000", "{sql}: {}", db.message());
+        assert!(db.message().contains(named), "{sql}: {}", db.message());
+        assert!(
+            db.hint().is_some_and(|h| h.contains("dealcards.allow_own_objects")),
+            "{sql}: {:?}",
+            db.hint()
+        );
+        assert_eq!(objects_on_member_tables(&mut client), shipped, "{sql} left something");
+    }
+    // In a DO block that catches the error, too: the object is gone with the subtransaction.
+    client
+        .batch_execute(
+            "DO $$ BEGIN CREATE INDEX own_caught ON game (leader);
+                   EXCEPTION WHEN feature_not_supported THEN NULL; END $$",
+        )
+        .unwrap();
+    assert_eq!(
+        objects_on_member_tables(&mut client),
+        shipped,
+        "a caught refusal left it"
+    );
+
+    // CREATE INDEX CONCURRENTLY has committed its index when the refusal comes: it is left
+    // behind, invalid, as the error says, and can be dropped.
+    let error = client
+        .batch_execute("CREATE INDEX CONCURRENTLY own_concurrent ON game (state_no)")
+        .unwrap_err();
+    assert_eq!(error.as_db_error().unwrap().code().code(), "0A000");
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT count(*) FILTER (WHERE NOT indisvalid) || '/' || count(*) FROM pg_index
+              WHERE indexrelid = to_regclass('own_concurrent')"
+        ),
+        "1/1"
+    );
+    client
+        .batch_execute("DROP INDEX CONCURRENTLY own_concurrent")
+        .unwrap();
+
+    // Allowed by the one who takes the loss on.
+    client
+        .batch_execute("SET dealcards.allow_own_objects = on")
+        .unwrap();
+    client
+        .batch_execute("CREATE INDEX own_allowed ON game (dealt_at)")
+        .unwrap();
+    client
+        .batch_execute("RESET dealcards.allow_own_objects")
+        .unwrap();
+
+    // On tables of the user's own anything goes, foreign keys to the extension's tables too.
+    for sql in [
+        "CREATE TABLE game_result (desk_id int, game_id bigint, winner smallint,
+                                   PRIMARY KEY (desk_id, game_id),
+                                   FOREIGN KEY (desk_id, game_id) REFERENCES game ON DELETE CASCADE)",
+        "CREATE INDEX game_result_winner ON game_result (winner)",
+        "ALTER TABLE game_result ADD CONSTRAINT winner_is_a_seat CHECK (winner BETWEEN 1 AND 3)",
+        "CREATE TABLE seat_remark (desk_id int REFERENCES desk ON DELETE CASCADE, remark text)",
+        "CREATE TRIGGER seat_remark_kept BEFORE INSERT ON seat_remark
+             FOR EACH ROW WHEN (NEW.remark = '') EXECUTE FUNCTION keep_out()",
+        "CREATE VIEW my_games AS SELECT game_id FROM game WHERE 101 IN (p1_id, p2_id, p3_id)",
+        "INSERT INTO game_result SELECT desk_id, game_id, leader FROM game",
+        "INSERT INTO seat_remark VALUES (1, 'by the window'), (1, '')",
+    ] {
+        client
+            .batch_execute(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {}", crate::servers::error_text(&e)));
+    }
+
+    // A player's games read the shipped indexes.
+    client.batch_execute("SET enable_seqscan = off").unwrap();
+    let plan: String = rows(
+        &mut client,
+        "EXPLAIN (COSTS OFF) SELECT game_id FROM game WHERE 101 IN (p1_id, p2_id, p3_id)",
+    )
+    .into_iter()
+    .map(|r| r[0].clone().unwrap())
+    .collect::<Vec<_>>()
+    .join("\n");
+    for index in ["game_p1_id_idx", "game_p2_id_idx", "game_p3_id_idx"] {
+        assert!(plan.contains(index), "{index} not in\n{plan}");
+    }
+
+    // A dump and a restore keep the user's objects on their own tables, not the one allowed on
+    // an extension table.
+    let archive = cluster.dir.join("own.dump");
+    dump(&bin, &cluster, "own", "c", &archive);
+    create_database(&cluster, "own_restored");
+    let mut command = client_tool(&bin, "pg_restore", &cluster);
+    command.args(["-d", "own_restored"]).arg(&archive);
+    run(command);
+    let mut restored = cluster.connect("own_restored");
+    assert_eq!(objects_on_member_tables(&mut restored), shipped);
+    for (sql, expected) in [
+        (
+            "SELECT count(*) FROM game_result r JOIN game g USING (desk_id, game_id)
+              WHERE r.winner = g.leader",
+            value(&mut client, "SELECT count(*) FROM game"),
+        ),
+        (
+            "SELECT string_agg(remark, ',') FROM seat_remark",
+            "by the window".to_string(),
+        ),
+        (
+            "SELECT count(*) FROM my_games",
+            value(&mut client, "SELECT count(*) FROM my_games"),
+        ),
+        (
+            "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
+              WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
+            value(
+                &mut client,
+                "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
+                  WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
+            ),
+        ),
+        (
+            "SELECT count(*) FROM pg_indexes WHERE indexname = 'game_result_winner'",
+            "1".to_string(),
+        ),
+        (
+            "SELECT count(*) FROM pg_trigger WHERE tgname = 'seat_remark_kept'",
+            "1".to_string(),
+        ),
+    ] {
+        assert_eq!(value(&mut restored, sql), expected, "{sql}");
+    }
 }

@@ -174,8 +174,10 @@ UPDATE desk SET fair_commitment = '\x00' WHERE desk_id = 63;
 SELECT deal_cards(63);
 \set VERBOSITY default
 UPDATE desk SET fair_commitment = NULL WHERE desk_id = 63;
+SET dealcards.allow_own_objects = on;
 ALTER TABLE desk ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
     REFERENCES fair_seed (desk_id, unrevealed_round, commitment);
+RESET dealcards.allow_own_objects;
 
 -- Errors.
 SELECT fair_mode_on(60);

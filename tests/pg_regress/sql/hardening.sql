@@ -14,7 +14,9 @@ INSERT INTO desk_player VALUES (41, 1, 4101), (41, 2, 4102), (41, 3, 4103),
                                (42, 1, 4201), (42, 2, 4202), (42, 3, 4203);
 
 -- A trigger on the queue's tracks that calls the extension again (a queue function, a deal, a
--- shuffle) while a queue function's statement is running: every call works.
+-- shuffle) while a queue function's statement is running: every call works. (Triggers on the
+-- extension's tables are refused unless allowed: pg_dump would not keep them.)
+SET dealcards.allow_own_objects = on;
 CREATE TABLE reentry_log (queue_id bigint, current_track bigint, game bigint, deck int[]);
 CREATE FUNCTION reenter() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -43,6 +45,7 @@ CREATE TRIGGER keep_out BEFORE INSERT ON game FOR EACH ROW EXECUTE FUNCTION keep
 SELECT deal_cards(41);
 \echo :LAST_ERROR_SQLSTATE
 DROP TRIGGER keep_out ON game;
+RESET dealcards.allow_own_objects;
 SELECT count(*) = :games_before AS no_game,
        (SELECT cur_game_id FROM desk WHERE desk_id = 41) IS NULL AS desk_unchanged,
        (SELECT count(*) FROM bid_record WHERE desk_id = 41) AS bids,
@@ -140,10 +143,21 @@ ALTER TABLE note ALTER COLUMN body TYPE varchar;
 \echo :LAST_ERROR_SQLSTATE
 ALTER TABLE shuffle_queue RENAME COLUMN mode TO kind;
 \echo :LAST_ERROR_SQLSTATE
+-- Objects of the user's own on the tables, which pg_dump would not keep: refused, and gone.
 ALTER TABLE desk ADD CONSTRAINT desk_id_positive CHECK (desk_id > 0);
-ALTER TABLE desk DROP CONSTRAINT desk_id_positive;
-CREATE TABLE game_result (game_id bigint PRIMARY KEY, winner smallint);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX game_dealt_at ON game (dealt_at);
+\echo :LAST_ERROR_SQLSTATE
+CREATE STATISTICS game_players (dependencies) ON p1_id, p2_id FROM game;
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) AS own_objects FROM pg_constraint WHERE conname = 'desk_id_positive'
+ UNION ALL SELECT count(*) FROM pg_class WHERE relname = 'game_dealt_at'
+ UNION ALL SELECT count(*) FROM pg_statistic_ext WHERE stxname = 'game_players';
+-- On tables of the user's own, anything goes, a foreign key to the extension's tables too.
+CREATE TABLE game_result (game_id bigint PRIMARY KEY, winner smallint,
+                          desk_id int REFERENCES desk ON DELETE CASCADE);
 ALTER TABLE game_result ADD COLUMN remark text;
+CREATE INDEX game_result_winner ON game_result (winner);
 DROP TABLE game_result;
 SELECT (SELECT count(*) FROM pg_attribute WHERE attrelid = 'game'::regclass AND attnum > 0 AND NOT attisdropped)
        AS game_columns_unchanged;
