@@ -145,6 +145,15 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     old.start();
     let mut client = old.database_with_dealcards("upgraded");
     populate(&mut client);
+    // An index of the user's own on an extension table, made where allowed: pg_dump would not
+    // keep it, pg_upgrade does (docs/operations.md).
+    for sql in [
+        "SET dealcards.allow_own_objects = on",
+        "CREATE INDEX users_own_index ON game (dealt_at)",
+        "RESET dealcards.allow_own_objects",
+    ] {
+        client.batch_execute(sql).unwrap();
+    }
 
     // Every function is called here, or after the upgrade among the writers.
     let functions = callable_functions(&mut client);
@@ -210,6 +219,15 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         snapshot(&mut client),
         rows_before,
         "the extension's rows and sequences"
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT count(*) FROM pg_index WHERE indexrelid = to_regclass('users_own_index')
+                AND indrelid = 'game'::regclass AND indisvalid"
+        ),
+        "1",
+        "the user's index on game"
     );
     let outputs_after = outputs(&mut client);
     for (sql, before) in &outputs_before {

@@ -1,5 +1,6 @@
 //! pg_dump and pg_restore of a database with dealcards, as docs/operations.md says: a serial
-//! restore of the custom and the directory format into a new database, and with
+//! restore of the custom and the directory format into a new database, a plain-text dump run by
+//! psql, and with
 //! `--clean --if-exists` over the database it came from, keeps every row and every sequence, and
 //! the provably fair desk verifies after it; the documented parallel restore (`-j 4`, the tables
 //! joined by foreign keys in a serial second pass) keeps everything too; a plain `pg_restore -j 4`
@@ -219,6 +220,18 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
     }
+
+    // A plain-text dump, run by psql.
+    let plain = cluster.dir.join("src.sql");
+    dump(&bin, &cluster, "src", "p", &plain);
+    create_database(&cluster, "plain_sql");
+    let mut command = client_tool(&bin, "psql", &cluster);
+    command
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "plain_sql", "-f"])
+        .arg(&plain);
+    run(command);
+    let mut restored = cluster.connect("plain_sql");
+    assert_same(&mut restored, &expected, "plain_sql");
 
     // The documented parallel restore, both formats.
     for (archive, dbname) in [(&custom, "parallel_c"), (&directory, "parallel_d")] {
