@@ -85,3 +85,34 @@ fn the_test_table_has_shards_on_both_workers() {
         .collect();
     assert_eq!(in_citus_shards, workers);
 }
+
+/// An index typed on a worker, on its copy of one of the extension's tables, is refused there
+/// as on any server: pg_dump of that node would not keep it (docs/operations.md). What the
+/// coordinator sends its workers passes (the distributed update test shows the update's
+/// indexes reaching every shard).
+#[test]
+fn an_index_typed_on_a_worker_on_an_extension_table_is_refused() {
+    for dsn in worker_dsns() {
+        let mut worker = connect_to(&dsn);
+        let error = worker
+            .batch_execute("CREATE INDEX own_on_worker ON game (dealt_at)")
+            .unwrap_err();
+        let db = error
+            .as_db_error()
+            .unwrap_or_else(|| panic!("{dsn}: {error}"));
+        assert_eq!(db.code().code(), "0A000", "{dsn}: {}", db.message());
+        assert!(
+            db.message().contains("index own_on_worker on game"),
+            "{dsn}: {}",
+            db.message()
+        );
+        let left: i64 = worker
+            .query_one(
+                "SELECT count(*) FROM pg_class WHERE relname = 'own_on_worker'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(left, 0, "{dsn}");
+    }
+}
