@@ -40,6 +40,14 @@ cargo clippy --manifest-path tools/fairness/Cargo.toml -- -D warnings
 # The server tests only talk to a server over connections: one build serves every major.
 server_tests=(cargo test --no-default-features --features "pg$first_major server_tests" --test "*")
 
+# What a failed server test leaves to read: the end of the server's log, and the disk's free space
+# (a server that cannot write fails in ways only its log explains).
+server_log_tail() {
+  say "PostgreSQL $major: the end of the server's log, and the free disk space"
+  tail -60 "$PGHOST/server.log" >&2 || true
+  df -h "$PGHOST" "$ROOT/target" >&2 || true
+}
+
 for major in $PG_VERSIONS; do
   use_pg "$major"
   export PG_VERSION=$major
@@ -70,7 +78,7 @@ for major in $PG_VERSIONS; do
   fresh_database dealcards_test
   export DEALCARDS_TEST_DSN="host=$PGHOST port=$PGPORT user=$PGUSER dbname=dealcards_test"
   export DEALCARDS_PG_BIN=$PG_BIN
-  "${server_tests[@]}"
+  "${server_tests[@]}" || { server_log_tail; exit 1; }
   if [ "$major" = "$first_major" ]; then
     say "PostgreSQL $major: the verifier page in headless chromium"
     "$ROOT/scripts/test_browser.sh"
@@ -78,7 +86,8 @@ for major in $PG_VERSIONS; do
   say "PostgreSQL $major: server tests again, with dealcards in shared_preload_libraries and RUST_BACKTRACE set"
   DEALCARDS_PGOPTIONS="-c shared_preload_libraries=dealcards" DEALCARDS_SERVER_ENV="RUST_BACKTRACE=1" \
     "$ROOT/scripts/cluster.sh" restart
-  DEALCARDS_EXPECT_PRELOAD=1 cargo test --no-default-features --features "pg$first_major server_tests" --test backends
+  DEALCARDS_EXPECT_PRELOAD=1 cargo test --no-default-features --features "pg$first_major server_tests" --test backends \
+    || { server_log_tail; exit 1; }
   # A short fuzzing pass on one major (make fuzz runs longer ones).
   if [ "$major" = "$first_major" ]; then
     "$ROOT/scripts/cluster.sh" restart

@@ -42,14 +42,50 @@ pub fn fresh_database_in(dbname: &str, encoding: &str) -> Client {
 fn create_database(dbname: &str, options: &str) -> Client {
     let mut admin = connect();
     // Two commands: neither may run inside the transaction block of a multi-statement string.
-    admin
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"))
-        .unwrap();
-    admin
-        .batch_execute(&format!("CREATE DATABASE {dbname}{options}"))
-        .unwrap();
+    setup_command(
+        &mut admin,
+        &format!("DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"),
+    );
+    setup_command(&mut admin, &format!("CREATE DATABASE {dbname}{options}"));
     let user: String = admin.query_one("SELECT current_user", &[]).unwrap().get(0);
     connect_as(dbname, &user)
+}
+
+/// A DROP or CREATE DATABASE that sets a test up. On PostgreSQL 14 both wait for a checkpoint,
+/// and a checkpoint that fails (the server says why only in its log) fails them with XX000
+/// "checkpoint request failed": the server's log and the free disk space are printed, and the
+/// command is tried again twice, since it is the setup and not what the test is about.
+fn setup_command(admin: &mut Client, sql: &str) {
+    for attempt in 1.. {
+        let Err(e) = admin.batch_execute(sql) else {
+            return;
+        };
+        let checkpoint = e
+            .as_db_error()
+            .is_some_and(|d| d.message() == "checkpoint request failed");
+        eprintln!("{sql}: {e}\n{}", server_diagnostics());
+        if !checkpoint || attempt == 3 {
+            panic!("{sql}: {e}\n{}", server_diagnostics());
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+/// The end of the test server's log (`make test` keeps it beside the socket, in the directory
+/// the connection string names as host) and the free space of that file system.
+pub fn server_diagnostics() -> String {
+    let dir = dsn_setting("host");
+    let log = std::fs::read_to_string(format!("{dir}/server.log")).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+    let df = std::process::Command::new("df")
+        .args(["-h", &dir])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    format!(
+        "the last lines of {dir}/server.log:\n{}\n{df}",
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    )
 }
 
 /// One setting (host, port, user, dbname) of the connection string of the server under test.
