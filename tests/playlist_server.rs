@@ -386,6 +386,66 @@ fn tracks_up_next_play_first_in_order_among_sessions_pressing_next() {
         .unwrap();
 }
 
+/// A weighted queue whose weights another session deleted by hand: next refuses with XX001,
+/// names the missing weight, and changes nothing (nor loops forever looking for a track it may
+/// pick).
+#[test]
+fn a_weighted_queue_whose_weights_were_deleted_by_hand_is_xx001() {
+    let mut client = server::connect();
+    let queue: i64 = client
+        .query_one(
+            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 6)::bigint), 'random', 1,
+                                      weights => ARRAY[1, 5, 5, 5, 5, 5])",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let mut other = server::connect();
+    other
+        .execute(
+            "DELETE FROM shuffle_queue_weight WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap();
+    let tape = |client: &mut Client| -> Vec<(i64, i64)> {
+        client
+            .query(
+                "SELECT position, track FROM shuffle_queue_track WHERE queue_id = $1 ORDER BY 1",
+                &[&queue],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect()
+    };
+    let before = tape(&mut client);
+    for _ in 0..5 {
+        let error = client
+            .query_one("SELECT shuffle_queue_next($1)", &[&queue])
+            .unwrap_err();
+        let db_error = error.as_db_error().expect("an error of the server");
+        assert_eq!(db_error.code().code(), "XX001", "{db_error:?}");
+        assert!(
+            db_error.message().contains(&format!(
+                "shuffle queue {queue} has no weight of the track at position"
+            )),
+            "{db_error:?}"
+        );
+    }
+    assert_eq!(tape(&mut client), before, "a refused next moved tracks");
+    let history: i64 = client
+        .query_one(
+            "SELECT history FROM shuffle_queue WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(history, 0, "a refused next counted a play");
+    client
+        .execute("SELECT shuffle_queue_drop($1)", &[&queue])
+        .unwrap();
+}
+
 /// Sessions pressing next together on a weighted random queue: in the queue's order no track
 /// comes back within its window of 10, and the heavy tracks play most.
 #[test]

@@ -92,16 +92,46 @@ const LOAD_0_4: &str = "SELECT mode, window_size, tracks, front, history, behind
 const LOAD_0_4_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, history, behind \
                                    FROM @extschema@.shuffle_queue \
                                    WHERE queue_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
-const LOAD: &str = "SELECT mode, window_size, tracks, front, history, behind, \
-                           levels, pass, pass_left, last_group, next_unit, ahead_target, ahead_left, \
-                           up_next, seed, draws, weight_max, listener, plays \
-                    FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1";
-const LOAD_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, history, behind, \
-                                      levels, pass, pass_left, last_group, next_unit, \
-                                      ahead_target, ahead_left, up_next, seed, draws, \
-                                      weight_max, listener, plays \
-                               FROM @extschema@.shuffle_queue \
-                               WHERE queue_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+/// The queue's row, and with it (one row each, NULL for none) the units a spread queue's next
+/// step reads first: the two earliest and the largest of its lookahead, and the group placed
+/// last (the ids [`prefetch_ids`] names). The units are read in the statement's snapshot: when
+/// the lock waited for another session's step, the row locked is newer than that snapshot
+/// (`units_fresh` is false) and the units read with it are not used.
+macro_rules! load_sql {
+    ($lock:literal) => {
+        concat!(
+            "SELECT q.mode, q.window_size, q.tracks, q.front, q.history, q.behind, q.levels, \
+                    q.pass, q.pass_left, q.last_group, q.next_unit, q.ahead_target, q.ahead_left, \
+                    q.up_next, q.seed, q.draws, q.weight_max, q.listener, q.plays, \
+                    u.unit_id AS unit_unit_id, u.parent AS unit_parent, u.size AS unit_size, \
+                    u.to_place AS unit_to_place, u.placed AS unit_placed, u.pass AS unit_pass, \
+                    u.shift AS unit_shift, u.target AS unit_target, \
+                    u.last_child AS unit_last_child, u.ahead_target AS unit_ahead_target, \
+                    u.ahead_left AS unit_ahead_left, \
+                    q.xmin OPERATOR(pg_catalog.=) (SELECT s.xmin FROM @extschema@.shuffle_queue s \
+                        WHERE s.queue_id OPERATOR(pg_catalog.=) $1) AS units_fresh \
+               FROM @extschema@.shuffle_queue q \
+               LEFT JOIN @extschema@.shuffle_queue_unit u \
+                 ON u.queue_id OPERATOR(pg_catalog.=) q.queue_id \
+                AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[q.ahead_target[4], \
+                    q.ahead_target[6], q.ahead_left[5], q.last_group]) \
+              WHERE q.queue_id OPERATOR(pg_catalog.=) $1",
+            $lock
+        )
+    };
+}
+const LOAD: &str = load_sql!("");
+const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
+
+/// The units the load statement reads with a spread queue's row: the ids at
+/// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
+/// as the decoded lookahead has them.
+fn prefetch_ids(top: &Lookahead, last_group: i64) -> Vec<i64> {
+    let mut ids: Vec<i64> = top.earliest.iter().take(2).map(|k| k.1).collect();
+    ids.extend(top.largest.first().map(|k| k.1));
+    ids.push(last_group);
+    ids
+}
 
 /// A lookahead as its two columns hold it: `[bound target, bound id, target, id, ...]` and
 /// `[pass, bound left, bound id, left, id, ...]`; NULL for one never read.
@@ -132,18 +162,26 @@ fn decode_lookahead(earliest: Option<Vec<i64>>, largest: Option<Vec<i64>>) -> Lo
 
 /// Reads one unit from a row of the unit table's statements.
 fn unit_of(row: &impl Columns) -> Unit {
-    let count = |name: &str| -> u64 { row.required::<i64>(name) as u64 };
+    unit_named(row, |name| name.to_string())
+}
+
+/// Reads one unit from a row whose unit columns are named `name(column)`.
+fn unit_named(row: &impl Columns, name: impl Fn(&str) -> String) -> Unit {
+    let count = |column: &str| -> u64 { row.required::<i64>(&name(column)) as u64 };
     Unit {
-        id: row.required("unit_id"),
-        parent: row.required("parent"),
+        id: row.required(&name("unit_id")),
+        parent: row.required(&name("parent")),
         size: count("size"),
         left: count("to_place"),
         placed: count("placed"),
-        pass: row.required("pass"),
+        pass: row.required(&name("pass")),
         offset: count("shift"),
-        target: row.required("target"),
-        last_child: row.required("last_child"),
-        children: decode_lookahead(row.value("ahead_target"), row.value("ahead_left")),
+        target: row.required(&name("target")),
+        last_child: row.required(&name("last_child")),
+        children: decode_lookahead(
+            row.value(&name("ahead_target")),
+            row.value(&name("ahead_left")),
+        ),
     }
 }
 
@@ -164,6 +202,9 @@ pub struct QueueStore<'a, 'conn> {
     /// read-only and takes no transaction id, so that reading a queue works on a hot standby
     /// and in a READ ONLY transaction.
     writes: bool,
+    /// The units the load statement read with a spread queue's row: the ids it looked for, and
+    /// those of them that exist. Forgotten at the first statement that is not a plain SELECT.
+    prefetched: Option<(Vec<i64>, Vec<Unit>)>,
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
@@ -182,10 +223,14 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             row_written: false,
             extra: Extra::default(),
             writes: true,
+            prefetched: None,
         }
     }
 
     fn run(&mut self, sql: &'static str, args: &[DatumWithOid]) -> SpiTupleTable<'conn> {
+        if !sql.starts_with("SELECT") {
+            self.prefetched = None;
+        }
         if self.writes {
             statements::run(self.client, self.schema, sql, args)
         } else {
@@ -238,7 +283,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         }
         if mode == "spread" {
             let levels: i16 = row.required("levels");
-            State::Spread(SpreadQueue {
+            let queue = SpreadQueue {
                 levels: levels as u8,
                 tracks,
                 pass: row.required("pass"),
@@ -249,7 +294,16 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                 front,
                 history,
                 behind,
-            })
+            };
+            if self.layout == Layout::Current && row.value::<bool>("units_fresh") == Some(true) {
+                let units = row
+                    .rewind()
+                    .filter(|row| row.value::<i64>("unit_unit_id").is_some())
+                    .map(|row| unit_named(&row, |column| format!("unit_{column}")))
+                    .collect();
+                self.prefetched = Some((prefetch_ids(&queue.top, queue.last_group), units));
+            }
+            State::Spread(queue)
         } else {
             let window: Option<i32> = row.value("window_size");
             State::Tape(Queue {
@@ -1052,6 +1106,61 @@ impl Tape for QueueStore<'_, '_> {
             .collect()
     }
 
+    fn pick_weighted(&mut self, front: i64, tries: &[(i64, u64)], end: i64) -> Option<i64> {
+        // One statement for the core's four tries: the weights of the tracks at the tried
+        // places, the first try below its weight, and its pick (as `pick`). A track without a
+        // weight row picks nothing and is named, whichever try it is.
+        let mut more: Vec<i64> = tries.iter().map(|t| t.0).collect();
+        more.extend(tries.iter().map(|t| t.1 as i64));
+        more.extend([front, end]);
+        let table = self.run_ids(
+            "WITH looked AS ( \
+                 SELECT x.n, x.place, x.v, w.weight \
+                   FROM (VALUES (1, $2::pg_catalog.int8, $6::pg_catalog.int8), \
+                                (2, $3::pg_catalog.int8, $7::pg_catalog.int8), \
+                                (3, $4::pg_catalog.int8, $8::pg_catalog.int8), \
+                                (4, $5::pg_catalog.int8, $9::pg_catalog.int8)) AS x (n, place, v) \
+                   LEFT JOIN @extschema@.shuffle_queue_track t \
+                     ON t.queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND t.position OPERATOR(pg_catalog.=) x.place \
+                   LEFT JOIN @extschema@.shuffle_queue_weight w \
+                     ON w.queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND w.track OPERATOR(pg_catalog.=) t.track), \
+             chosen AS ( \
+                 SELECT place FROM looked \
+                  WHERE v OPERATOR(pg_catalog.<) weight \
+                    AND NOT EXISTS (SELECT FROM looked m WHERE m.weight IS NULL) \
+                  ORDER BY n LIMIT 1), \
+             picked AS ( \
+                 UPDATE @extschema@.shuffle_queue_track t \
+                    SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) $10 \
+                                        THEN $11 ELSE t.position END, \
+                        track = other.track \
+                   FROM chosen, @extschema@.shuffle_queue_track other \
+                  WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$10, chosen.place]) \
+                    AND other.queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND other.position OPERATOR(pg_catalog.=) \
+                        CASE WHEN t.position OPERATOR(pg_catalog.=) $10 \
+                             THEN chosen.place ELSE $10 END \
+                 RETURNING t.position, t.track) \
+             SELECT (SELECT p.track FROM picked p WHERE p.position OPERATOR(pg_catalog.=) $11) \
+                        AS track, \
+                    (SELECT pg_catalog.min(place) FROM looked WHERE weight IS NULL) AS missing, \
+                    (SELECT pg_catalog.count(*) FROM chosen) AS chosen",
+            &more,
+        );
+        let row = table.first();
+        if let Some(place) = row.value::<i64>("missing") {
+            self.missing(format!("weight of the track at position {place}"));
+        }
+        let track = row.value::<i64>("track");
+        if track.is_none() && row.required::<i64>("chosen") > 0 {
+            self.missing_position(front);
+        }
+        track
+    }
+
     fn close_up(&mut self, front: i64, start: i64, hole: i64) {
         self.run_ids(
             "UPDATE @extschema@.shuffle_queue_track t SET track = p.track \
@@ -1102,6 +1211,17 @@ impl Groups for QueueStore<'_, '_> {
     }
 
     fn units(&mut self, ids: &[i64]) -> Vec<Unit> {
+        if let Some((asked, read)) = &self.prefetched {
+            if ids.iter().all(|id| asked.contains(id)) {
+                let mut units: Vec<Unit> = Vec::new();
+                for unit in read.iter().filter(|u| ids.contains(&u.id)) {
+                    if !units.iter().any(|u| u.id == unit.id) {
+                        units.push(unit.clone());
+                    }
+                }
+                return units;
+            }
+        }
         // Four ids, always (the core asks for four), so that the statement keeps one plan.
         let ids: Vec<i64> = (0..4).map(|i| ids[i.min(ids.len() - 1)]).collect();
         let table = self.run_ids(

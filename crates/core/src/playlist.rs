@@ -143,6 +143,20 @@ pub trait Tape {
         let _ = positions;
         unreachable!("the tape of an unweighted queue is asked for weights")
     }
+    /// A weighted pick's tries at once: `tries` are (place, value) in the order drawn; the
+    /// first whose value is below its track's weight is picked as [`Tape::pick`] picks `drawn`,
+    /// and its track returned; `None`, changing nothing, when every try is refused. A tape that
+    /// can do this in one step (one statement) overrides it; the result must be the same.
+    fn pick_weighted(&mut self, front: i64, tries: &[(i64, u64)], end: i64) -> Option<i64> {
+        let places: Vec<i64> = tries.iter().map(|t| t.0).collect();
+        let weights = self.weights(&places);
+        let drawn = tries
+            .iter()
+            .zip(&weights)
+            .find(|(t, &w)| t.1 < w)
+            .map(|(t, _)| t.0)?;
+        Some(self.pick(front, drawn, end))
+    }
 }
 
 /// How many tries of a weighted pick a tape is asked for at once: the weights of several drawn
@@ -363,16 +377,8 @@ impl Queue {
                     (place, draw.draw(heaviest))
                 })
                 .collect();
-            let places: Vec<i64> = tries.iter().map(|t| t.0).collect();
-            let weights = tape.weights(&places);
-            if let Some(&(drawn, _)) = tries
-                .iter()
-                .zip(&weights)
-                .find(|(t, &w)| t.1 < w)
-                .map(|p| p.0)
-            {
-                let end = self.front + self.tracks as i64;
-                let track = tape.pick(self.front, drawn, end);
+            let end = self.front + self.tracks as i64;
+            if let Some(track) = tape.pick_weighted(self.front, &tries, end) {
                 self.front += 1;
                 self.history = (self.history + 1).min(self.history_limit());
                 return track;
