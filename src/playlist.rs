@@ -428,7 +428,12 @@ fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
         State::Tape(queue) => queue.behind > 0,
         State::Spread(queue) => queue.replaying(),
     };
-    let up_next = if replaying { None } else { store.pop_up_next() };
+    let on_tape = matches!(state, State::Tape(_));
+    let up_next = if replaying {
+        None
+    } else {
+        store.pop_up_next(on_tape)
+    };
     // The play is counted before the step, so that the step writes the count with the row.
     let slot = store.extra.plays;
     if store.extra.listener.is_some() {

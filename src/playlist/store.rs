@@ -205,6 +205,9 @@ pub struct QueueStore<'a, 'conn> {
     /// The units the load statement read with a spread queue's row: the ids it looked for, and
     /// those of them that exist. Forgotten at the first statement that is not a plain SELECT.
     prefetched: Option<(Vec<i64>, Vec<Unit>)>,
+    /// Where a track is on the tape, found by the statement that took it off the list up next:
+    /// the answer of the next [`Tape::find`] of that track. Forgotten as `prefetched` is.
+    found: Option<(i64, Option<i64>)>,
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
@@ -224,12 +227,14 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             extra: Extra::default(),
             writes: true,
             prefetched: None,
+            found: None,
         }
     }
 
     fn run(&mut self, sql: &'static str, args: &[DatumWithOid]) -> SpiTupleTable<'conn> {
         if !sql.starts_with("SELECT") {
             self.prefetched = None;
+            self.found = None;
         }
         if self.writes {
             statements::run(self.client, self.schema, sql, args)
@@ -569,22 +574,43 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         first_value(table)
     }
 
-    /// Takes the first track up next (and the count with it); None when none is.
-    pub fn pop_up_next(&mut self) -> Option<i64> {
+    /// Takes the first track up next (and the count with it); None when none is. For a queue
+    /// on a tape (`on_tape`), the same statement finds where the track is, which the jump to
+    /// it then asks first ([`Tape::find`]).
+    pub fn pop_up_next(&mut self, on_tape: bool) -> Option<i64> {
         if self.extra.up_next == 0 {
             return None;
         }
-        let table = self.run_ids(
-            "WITH first AS ( \
+        const POP: &str = "WITH first AS ( \
                  SELECT seq FROM @extschema@.shuffle_queue_up_next \
                   WHERE queue_id OPERATOR(pg_catalog.=) $1 ORDER BY seq LIMIT 1) \
              DELETE FROM @extschema@.shuffle_queue_up_next u USING first \
               WHERE u.queue_id OPERATOR(pg_catalog.=) $1 AND u.seq OPERATOR(pg_catalog.=) first.seq \
-             RETURNING u.track",
-            &[],
-        );
-        let track = first_value(table)
+             RETURNING u.track";
+        const POP_AND_FIND: &str = "WITH first AS ( \
+                 SELECT seq FROM @extschema@.shuffle_queue_up_next \
+                  WHERE queue_id OPERATOR(pg_catalog.=) $1 ORDER BY seq LIMIT 1) \
+             DELETE FROM @extschema@.shuffle_queue_up_next u USING first \
+              WHERE u.queue_id OPERATOR(pg_catalog.=) $1 AND u.seq OPERATOR(pg_catalog.=) first.seq \
+             RETURNING u.track, \
+                 (SELECT t.position FROM @extschema@.shuffle_queue_track t \
+                   WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                     AND t.track OPERATOR(pg_catalog.=) u.track) AS position";
+        let table = self.run_ids(if on_tape { POP_AND_FIND } else { POP }, &[]);
+        let (track, position) = match table.len() {
+            0 => (None, None),
+            _ => {
+                let row = table.first();
+                let track: Option<i64> = row.value("track");
+                let position = if on_tape { row.value("position") } else { None };
+                (track, position)
+            }
+        };
+        let track = track
             .unwrap_or_else(|| self.missing("track up next, where its count says one is".into()));
+        if on_tape {
+            self.found = Some((track, position));
+        }
         self.extra.up_next -= 1;
         Some(track)
     }
@@ -968,6 +994,11 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn find(&mut self, track: i64) -> Option<i64> {
+        if let Some((found, position)) = self.found.take() {
+            if found == track {
+                return position;
+            }
+        }
         let table = self.run_ids(
             "SELECT position FROM @extschema@.shuffle_queue_track \
               WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
