@@ -11,37 +11,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use postgres::Client;
 
 use crate::dealing::{deal, game_of, populate, snapshot, verify_desk};
-use crate::servers::{bin_dir, rows, value, Cluster, SUPERUSER};
-
-/// `program` of the PostgreSQL in `bin`, as a client of `cluster`.
-fn client_tool(bin: &Path, program: &str, cluster: &Cluster) -> Command {
-    let mut command = Command::new(bin.join(program));
-    command
-        .env("PGHOST", "127.0.0.1")
-        .env("PGPORT", cluster.port.to_string())
-        .env("PGUSER", SUPERUSER)
-        .stdin(std::process::Stdio::null());
-    command
-}
-
-fn run(mut command: Command) -> Output {
-    let shown = format!("{command:?}");
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("{shown} does not run: {e}"));
-    assert!(
-        output.status.success(),
-        "{shown} failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
+use crate::servers::{bin_dir, rows, run, value, Cluster, SUPERUSER};
 
 fn create_database(cluster: &Cluster, name: &str) {
     let mut client = cluster.connect("postgres");
@@ -55,7 +30,7 @@ fn create_database(cluster: &Cluster, name: &str) {
 
 /// pg_dump of `dbname` in `format` (c or d) into `path`.
 fn dump(bin: &Path, cluster: &Cluster, dbname: &str, format: &str, path: &Path) {
-    let mut command = client_tool(bin, "pg_dump", cluster);
+    let mut command = cluster.client_tool(bin, "pg_dump");
     command.args(["-F", format, "-f"]).arg(path).arg(dbname);
     run(command);
 }
@@ -201,7 +176,7 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
     // Serial restores, custom and directory format, into new databases.
     for (archive, dbname) in [(&custom, "serial_c"), (&directory, "serial_d")] {
         create_database(&cluster, dbname);
-        let mut command = client_tool(&bin, "pg_restore", &cluster);
+        let mut command = cluster.client_tool(&bin, "pg_restore");
         command.args(["-d", dbname]).arg(archive);
         run(command);
         let mut restored = cluster.connect(dbname);
@@ -225,7 +200,7 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
     let plain = cluster.dir.join("src.sql");
     dump(&bin, &cluster, "src", "p", &plain);
     create_database(&cluster, "plain_sql");
-    let mut command = client_tool(&bin, "psql", &cluster);
+    let mut command = cluster.client_tool(&bin, "psql");
     command
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "plain_sql", "-f"])
         .arg(&plain);
@@ -250,7 +225,7 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
         source.batch_execute(sql).unwrap();
     }
     drop(source);
-    let mut command = client_tool(&bin, "pg_restore", &cluster);
+    let mut command = cluster.client_tool(&bin, "pg_restore");
     command
         .args(["--clean", "--if-exists", "-d", "src"])
         .arg(&custom);
@@ -263,7 +238,7 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
     for attempt in 0..4 {
         let dbname = format!("plain_parallel_{attempt}");
         create_database(&cluster, &dbname);
-        let mut command = client_tool(&bin, "pg_restore", &cluster);
+        let mut command = cluster.client_tool(&bin, "pg_restore");
         command.args(["-j", "4", "-d", &dbname]).arg(&custom);
         let output = command.output().unwrap();
         let mut restored = cluster.connect(&dbname);
@@ -470,7 +445,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     let archive = cluster.dir.join("own.dump");
     dump(&bin, &cluster, "own", "c", &archive);
     create_database(&cluster, "own_restored");
-    let mut command = client_tool(&bin, "pg_restore", &cluster);
+    let mut command = cluster.client_tool(&bin, "pg_restore");
     command.args(["-d", "own_restored"]).arg(&archive);
     run(command);
     let mut restored = cluster.connect("own_restored");

@@ -67,17 +67,21 @@ fn server_user_command(program: &Path) -> Command {
 
 /// Runs `program` as the servers' OS user, in `dir`; panics with what it printed if it fails.
 pub fn run_as_server_user(program: &Path, args: &[&str], dir: &Path) -> Output {
-    let output = server_user_command(program)
-        .args(args)
-        .current_dir(dir)
+    let mut command = server_user_command(program);
+    command.args(args).current_dir(dir);
+    run(command)
+}
+
+/// Runs a command with no input; panics with the command and what it printed if it fails.
+pub fn run(mut command: Command) -> Output {
+    let shown = format!("{command:?}");
+    let output = command
         .stdin(std::process::Stdio::null())
         .output()
-        .unwrap_or_else(|e| panic!("{} does not run: {e}", program.display()));
+        .unwrap_or_else(|e| panic!("{shown} does not run: {e}"));
     assert!(
         output.status.success(),
-        "{} {} failed:\n{}\n{}",
-        program.display(),
-        args.join(" "),
+        "{shown} failed:\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
@@ -222,6 +226,17 @@ impl Cluster {
             "host=127.0.0.1 port={} user={SUPERUSER} dbname={dbname}",
             self.port
         )
+    }
+
+    /// `program` (pg_dump, pg_restore, psql) of the PostgreSQL in `bin`, as a client of this
+    /// cluster's superuser.
+    pub fn client_tool(&self, bin: &Path, program: &str) -> Command {
+        let mut command = Command::new(bin.join(program));
+        command
+            .env("PGHOST", "127.0.0.1")
+            .env("PGPORT", self.port.to_string())
+            .env("PGUSER", SUPERUSER);
+        command
     }
 
     pub fn connect(&self, dbname: &str) -> Client {
