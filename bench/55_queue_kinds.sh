@@ -99,29 +99,37 @@ echo "plain random play; up_next: shuffle_queue_play_next of one track, then shu
 echo "in one transaction, against next alone.)"
 echo
 # next taking tracks put up next, as a player takes them (one next a transaction): 400 nexts of
-# the up_next queue with 500 tracks put up next before each run (the table vacuumed), against 400
-# nexts of the plain queue.
+# the up_next queue with 500 tracks put up next before each run (the tables vacuumed), against 400
+# nexts of the plain queue, the two runs taken in turn (such short runs feel every change of the
+# machine's speed), at least 5 pairs.
 kinds_taken=400
-kinds_from_up_next() { # QUEUE [FILL]: median over BENCH_RUNS of the nexts' latency (ms)
+kinds_pairs=$((BENCH_RUNS > 5 ? BENCH_RUNS : 5))
+kinds_taken_once() { # QUEUE [FILL]: the nexts' latency (ms)
   local out
-  for _ in $(seq 1 "$BENCH_RUNS"); do
-    if [ -n "${2:-}" ]; then
-      bench_sql -c "SELECT shuffle_queue_clear_up_next($1)" \
-        -c "SELECT shuffle_queue_play_later($1, ARRAY(SELECT generate_series(1, 500)::bigint))"
-    fi
-    bench_sql -c "VACUUM ANALYZE shuffle_queue, shuffle_queue_track, shuffle_queue_up_next"
-    out=$("$PG_BIN/pgbench" -n -M prepared -f "$kinds_dir/next.sql" -D queue="$1" -c 1 -j 1 \
-      -t "$kinds_taken" "$BENCH_DB" 2>&1) || { echo "$out" >&2; return 1; }
-    awk '/^latency average/ { print $4 }' <<<"$out"
-  done | sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }'
+  if [ -n "${2:-}" ]; then
+    bench_sql -c "SELECT shuffle_queue_clear_up_next($1)" \
+      -c "SELECT shuffle_queue_play_later($1, ARRAY(SELECT generate_series(1, 500)::bigint))"
+  fi
+  bench_sql -c "VACUUM ANALYZE shuffle_queue, shuffle_queue_track, shuffle_queue_up_next"
+  out=$("$PG_BIN/pgbench" -n -M prepared -f "$kinds_dir/next.sql" -D queue="$1" -c 1 -j 1 \
+    -t "$kinds_taken" "$BENCH_DB" 2>&1) || { echo "$out" >&2; return 1; }
+  awk '/^latency average/ { print $4 }' <<<"$out"
 }
-echo "### shuffle_queue_next taking tracks up next: $kinds_taken nexts, one a transaction, median of $BENCH_RUNS"
+kinds_median() { # the median of the numbers on standard input
+  sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }'
+}
+echo "### shuffle_queue_next taking tracks up next: $kinds_taken nexts, one a transaction, median of $kinds_pairs pairs of runs"
 echo
 echo "| tracks | plain queue: latency (ms) | from up next: latency (ms) | up next / plain |"
 echo "|---:|---:|---:|---:|"
 for n in $kinds_sizes; do
-  plain_ms=$(kinds_from_up_next "${kinds_queue[shuffle,$n]}")
-  up_ms=$(kinds_from_up_next "${kinds_queue[up_next,$n]}" fill)
+  : >"$kinds_dir/plain" && : >"$kinds_dir/up"
+  for _ in $(seq 1 "$kinds_pairs"); do
+    kinds_taken_once "${kinds_queue[shuffle,$n]}" >>"$kinds_dir/plain"
+    kinds_taken_once "${kinds_queue[up_next,$n]}" fill >>"$kinds_dir/up"
+  done
+  plain_ms=$(kinds_median <"$kinds_dir/plain")
+  up_ms=$(kinds_median <"$kinds_dir/up")
   echo "| $n | $plain_ms | $up_ms | $(ratio "$up_ms" "$plain_ms" 2)x |"
 done
 echo
