@@ -21,6 +21,11 @@ fn create(client: &mut Client, tracks: i64, mode: &str) -> i64 {
         .get(0)
 }
 
+/// The queue a `SELECT shuffle_queue_new(...)` makes.
+fn new_queue(client: &mut Client, sql: &str) -> i64 {
+    client.query_one(sql, &[]).unwrap().get(0)
+}
+
 fn next(client: &mut Client, queue: i64) -> i64 {
     client
         .query_one("SELECT shuffle_queue_next($1)", &[&queue])
@@ -314,14 +319,11 @@ fn press_spread(client: &mut Client, queue: i64) -> (i64, i64) {
 #[test]
 fn sessions_pressing_next_on_a_spread_queue_get_one_spread_order() {
     let mut client = server::connect();
-    let queue: i64 = client
-        .query_one(
-            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint),
-                                      groups => ARRAY(SELECT (i % 8)::text FROM generate_series(1, 40) i))",
-            &[],
-        )
-        .unwrap()
-        .get(0);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint),
+                                  groups => ARRAY(SELECT (i % 8)::text FROM generate_series(1, 40) i))",
+    );
     let (sessions, presses) = (4, 20);
     let start = Arc::new(Barrier::new(sessions));
     let handles: Vec<_> = (0..sessions)
@@ -392,14 +394,11 @@ fn tracks_up_next_play_first_in_order_among_sessions_pressing_next() {
 #[test]
 fn a_weighted_queue_whose_weights_were_deleted_by_hand_is_xx001() {
     let mut client = server::connect();
-    let queue: i64 = client
-        .query_one(
-            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 6)::bigint), 'random', 1,
-                                      weights => ARRAY[1, 5, 5, 5, 5, 5])",
-            &[],
-        )
-        .unwrap()
-        .get(0);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 6)::bigint), 'random', 1,
+                                  weights => ARRAY[1, 5, 5, 5, 5, 5])",
+    );
     let mut other = server::connect();
     other
         .execute(
@@ -451,15 +450,12 @@ fn a_weighted_queue_whose_weights_were_deleted_by_hand_is_xx001() {
 #[test]
 fn a_weighted_queue_under_concurrency_keeps_its_window() {
     let mut client = server::connect();
-    let queue: i64 = client
-        .query_one(
-            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 20)::bigint), 'random', 10,
-                                      weights => ARRAY(SELECT CASE WHEN i <= 5 THEN 20 ELSE 1 END
-                                                         FROM generate_series(1, 20) i))",
-            &[],
-        )
-        .unwrap()
-        .get(0);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 20)::bigint), 'random', 10,
+                                  weights => ARRAY(SELECT CASE WHEN i <= 5 THEN 20 ELSE 1 END
+                                                     FROM generate_series(1, 20) i))",
+    );
     let heard = press_together(queue, 4, 60);
     let order = in_queue_order(&heard);
     for (i, track) in order.iter().enumerate() {
