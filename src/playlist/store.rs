@@ -123,6 +123,45 @@ macro_rules! load_sql {
 const LOAD: &str = load_sql!("");
 const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
 
+/// The statement of a pick: the tape's row at position `front` becomes position `end` holding
+/// the track at position `drawn`, and the row at `drawn` takes the front track (when drawn =
+/// front, the row just moves to `end`); returns the rows changed. `from` names what the
+/// positions read besides the tape (`"chosen, "` when `drawn` is a column of a CTE).
+macro_rules! pick_sql {
+    ($from:literal, $front:literal, $drawn:literal, $end:literal) => {
+        concat!(
+            "UPDATE @extschema@.shuffle_queue_track t \
+                SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) ",
+            $front,
+            " \
+                                    THEN ",
+            $end,
+            " ELSE t.position END, \
+                    track = other.track \
+               FROM ",
+            $from,
+            "@extschema@.shuffle_queue_track other \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[",
+            $front,
+            ", ",
+            $drawn,
+            "]) \
+                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
+                AND other.position OPERATOR(pg_catalog.=) \
+                    CASE WHEN t.position OPERATOR(pg_catalog.=) ",
+            $front,
+            " \
+                         THEN ",
+            $drawn,
+            " ELSE ",
+            $front,
+            " END \
+             RETURNING t.position, t.track"
+        )
+    };
+}
+
 /// The units the load statement reads with a spread queue's row: the ids at
 /// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
 /// as the decoded lookahead has them.
@@ -1008,22 +1047,7 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64 {
-        // One statement: the front row becomes position `end` holding the drawn track, the drawn
-        // row takes the front track (when drawn = front, the row just moves to `end`).
-        let table = self.run_ids(
-            "UPDATE @extschema@.shuffle_queue_track t \
-                SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) $2 \
-                                    THEN $4 ELSE t.position END, \
-                    track = other.track \
-               FROM @extschema@.shuffle_queue_track other \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]) \
-                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND other.position OPERATOR(pg_catalog.=) \
-                    CASE WHEN t.position OPERATOR(pg_catalog.=) $2 THEN $3 ELSE $2 END \
-             RETURNING t.position, t.track",
-            &[front, drawn, end],
-        );
+        let table = self.run_ids(pick_sql!("", "$2", "$3", "$4"), &[front, drawn, end]);
         let mut played = None;
         for row in table {
             if row.required::<i64>("position") == end {
@@ -1139,13 +1163,14 @@ impl Tape for QueueStore<'_, '_> {
 
     fn pick_weighted(&mut self, front: i64, tries: &[(i64, u64)], end: i64) -> Option<i64> {
         // One statement for the core's four tries: the weights of the tracks at the tried
-        // places, the first try below its weight, and its pick (as `pick`). A track without a
+        // places, the first try below its weight, and its pick (`pick`'s statement). A track without a
         // weight row picks nothing and is named, whichever try it is.
         let mut more: Vec<i64> = tries.iter().map(|t| t.0).collect();
         more.extend(tries.iter().map(|t| t.1 as i64));
         more.extend([front, end]);
         let table = self.run_ids(
-            "WITH looked AS ( \
+            concat!(
+                "WITH looked AS ( \
                  SELECT x.n, x.place, x.v, w.weight \
                    FROM (VALUES (1, $2::pg_catalog.int8, $6::pg_catalog.int8), \
                                 (2, $3::pg_catalog.int8, $7::pg_catalog.int8), \
@@ -1162,23 +1187,14 @@ impl Tape for QueueStore<'_, '_> {
                   WHERE v OPERATOR(pg_catalog.<) weight \
                     AND NOT EXISTS (SELECT FROM looked m WHERE m.weight IS NULL) \
                   ORDER BY n LIMIT 1), \
-             picked AS ( \
-                 UPDATE @extschema@.shuffle_queue_track t \
-                    SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) $10 \
-                                        THEN $11 ELSE t.position END, \
-                        track = other.track \
-                   FROM chosen, @extschema@.shuffle_queue_track other \
-                  WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$10, chosen.place]) \
-                    AND other.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND other.position OPERATOR(pg_catalog.=) \
-                        CASE WHEN t.position OPERATOR(pg_catalog.=) $10 \
-                             THEN chosen.place ELSE $10 END \
-                 RETURNING t.position, t.track) \
+             picked AS (",
+                pick_sql!("chosen, ", "$10", "chosen.place", "$11"),
+                ") \
              SELECT (SELECT p.track FROM picked p WHERE p.position OPERATOR(pg_catalog.=) $11) \
                         AS track, \
                     (SELECT pg_catalog.min(place) FROM looked WHERE weight IS NULL) AS missing, \
-                    (SELECT pg_catalog.count(*) FROM chosen) AS chosen",
+                    (SELECT pg_catalog.count(*) FROM chosen) AS chosen"
+            ),
             &more,
         );
         let row = table.first();
