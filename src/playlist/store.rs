@@ -123,6 +123,53 @@ macro_rules! load_sql {
 const LOAD: &str = load_sql!("");
 const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
 
+/// The statement of a spread queue's step: the swap of two slots of a leaf unit, the one or two
+/// units it changed, and the queue's row; then the counts of the rows each changed. `record` adds
+/// a CTE after them (its text beginning with a comma) and `count` its column.
+macro_rules! place_sql {
+    ($record:literal, $count:literal) => {
+        concat!(
+            "WITH moved AS ( \
+                 UPDATE @extschema@.shuffle_queue_member m SET track = o.track \
+                   FROM @extschema@.shuffle_queue_member o \
+                  WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
+                    AND m.slot OPERATOR(pg_catalog.=) ANY (ARRAY[$3, $4]) \
+                    AND o.queue_id OPERATOR(pg_catalog.=) $1 AND o.unit_id OPERATOR(pg_catalog.=) $2 \
+                    AND o.slot OPERATOR(pg_catalog.=) \
+                        CASE WHEN m.slot OPERATOR(pg_catalog.=) $3 THEN $4 ELSE $3 END \
+                 RETURNING m.slot, m.track), \
+             saved AS ( \
+                 UPDATE @extschema@.shuffle_queue_unit u \
+                    SET size = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $6 ELSE $16 END, \
+                        to_place = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $7 ELSE $17 END, \
+                        placed = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $8 ELSE $18 END, \
+                        pass = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $9 ELSE $19 END, \
+                        shift = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $10 ELSE $20 END, \
+                        target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $11 ELSE $21 END, \
+                        last_child = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $12 ELSE $22 END, \
+                        ahead_target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $13 ELSE $23 END, \
+                        ahead_left = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $14 ELSE $24 END \
+                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[$5, $15]) \
+                 RETURNING u.unit_id), \
+             queued AS ( \
+                 UPDATE @extschema@.shuffle_queue \
+                    SET tracks = $25, front = $26, history = $27, behind = $28, pass = $29, \
+                        pass_left = $30, last_group = $31, next_unit = $32, ahead_target = $33, \
+                        ahead_left = $34, up_next = $35, draws = $36, plays = $37 \
+                  WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                 RETURNING queue_id)",
+            $record,
+            " \
+             SELECT (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) AS track, \
+                    (SELECT pg_catalog.count(*) FROM moved) AS moved, \
+                    (SELECT pg_catalog.count(*) FROM saved) AS saved, \
+                    (SELECT pg_catalog.count(*) FROM queued) AS queued",
+            $count
+        )
+    };
+}
+
 /// The statement of a pick: the tape's row at position `front` becomes position `end` holding
 /// the track at position `drawn`, and the row at `drawn` takes the front track (when drawn =
 /// front, the row just moves to `end`); returns the rows changed. `from` names what the
@@ -1395,80 +1442,16 @@ impl Groups for QueueStore<'_, '_> {
             self.draws_column(),
             self.plays_column(),
         ]);
-        const PLACE: &str = "WITH moved AS ( \
-                 UPDATE @extschema@.shuffle_queue_member m SET track = o.track \
-                   FROM @extschema@.shuffle_queue_member o \
-                  WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND m.slot OPERATOR(pg_catalog.=) ANY (ARRAY[$3, $4]) \
-                    AND o.queue_id OPERATOR(pg_catalog.=) $1 AND o.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND o.slot OPERATOR(pg_catalog.=) \
-                        CASE WHEN m.slot OPERATOR(pg_catalog.=) $3 THEN $4 ELSE $3 END \
-                 RETURNING m.slot, m.track), \
-             saved AS ( \
-                 UPDATE @extschema@.shuffle_queue_unit u \
-                    SET size = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $6 ELSE $16 END, \
-                        to_place = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $7 ELSE $17 END, \
-                        placed = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $8 ELSE $18 END, \
-                        pass = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $9 ELSE $19 END, \
-                        shift = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $10 ELSE $20 END, \
-                        target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $11 ELSE $21 END, \
-                        last_child = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $12 ELSE $22 END, \
-                        ahead_target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $13 ELSE $23 END, \
-                        ahead_left = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $14 ELSE $24 END \
-                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[$5, $15]) \
-                 RETURNING u.unit_id), \
-             queued AS ( \
-                 UPDATE @extschema@.shuffle_queue \
-                    SET tracks = $25, front = $26, history = $27, behind = $28, pass = $29, \
-                        pass_left = $30, last_group = $31, next_unit = $32, ahead_target = $33, \
-                        ahead_left = $34, up_next = $35, draws = $36, plays = $37 \
-                  WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                 RETURNING queue_id) \
-             SELECT (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) AS track, \
-                    (SELECT pg_catalog.count(*) FROM moved) AS moved, \
-                    (SELECT pg_catalog.count(*) FROM saved) AS saved, \
-                    (SELECT pg_catalog.count(*) FROM queued) AS queued";
-        const PLACE_AND_RECORD: &str = "WITH moved AS ( \
-                 UPDATE @extschema@.shuffle_queue_member m SET track = o.track \
-                   FROM @extschema@.shuffle_queue_member o \
-                  WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND m.slot OPERATOR(pg_catalog.=) ANY (ARRAY[$3, $4]) \
-                    AND o.queue_id OPERATOR(pg_catalog.=) $1 AND o.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND o.slot OPERATOR(pg_catalog.=) \
-                        CASE WHEN m.slot OPERATOR(pg_catalog.=) $3 THEN $4 ELSE $3 END \
-                 RETURNING m.slot, m.track), \
-             saved AS ( \
-                 UPDATE @extschema@.shuffle_queue_unit u \
-                    SET size = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $6 ELSE $16 END, \
-                        to_place = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $7 ELSE $17 END, \
-                        placed = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $8 ELSE $18 END, \
-                        pass = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $9 ELSE $19 END, \
-                        shift = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $10 ELSE $20 END, \
-                        target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $11 ELSE $21 END, \
-                        last_child = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $12 ELSE $22 END, \
-                        ahead_target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $13 ELSE $23 END, \
-                        ahead_left = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $14 ELSE $24 END \
-                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[$5, $15]) \
-                 RETURNING u.unit_id), \
-             queued AS ( \
-                 UPDATE @extschema@.shuffle_queue \
-                    SET tracks = $25, front = $26, history = $27, behind = $28, pass = $29, \
-                        pass_left = $30, last_group = $31, next_unit = $32, ahead_target = $33, \
-                        ahead_left = $34, up_next = $35, draws = $36, plays = $37 \
-                  WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                 RETURNING queue_id), \
+        const PLACE: &str = place_sql!("", "");
+        const PLACE_AND_RECORD: &str = place_sql!(
+            ", \
              logged AS ( \
                  UPDATE @extschema@.shuffle_queue_track \
                     SET position = $38, track = (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) \
                   WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $39 \
-                 RETURNING track) \
-             SELECT (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) AS track, \
-                    (SELECT pg_catalog.count(*) FROM moved) AS moved, \
-                    (SELECT pg_catalog.count(*) FROM saved) AS saved, \
-                    (SELECT pg_catalog.count(*) FROM queued) AS queued, \
-                    (SELECT pg_catalog.count(*) FROM logged) AS logged";
+                 RETURNING track)",
+            ", (SELECT pg_catalog.count(*) FROM logged) AS logged"
+        );
         let sql = match forget {
             Some(oldest) => {
                 args.push(position.into());
