@@ -11,6 +11,7 @@ pub mod arrays; // docs/arrays.md: shuffle_array, sample_array, sample_ints
 pub mod citus; // docs/citus.md: dealcards_distribute, and ids on a cluster
 pub mod deal_cards; // docs/deal_cards.md: deal_cards, card labels, deal_hands
 pub mod freecell; // docs/freecell.md
+pub mod operations; // docs/operations.md: dealcards_sync_sequences
 pub mod playlist; // docs/playlist.md: the shuffle_queue_* functions
 pub mod provably_fair; // docs/provably_fair.md: fair_* and set_client_seed
 pub mod rows; // docs/rows.md: sample_agg, shuffle_agg, resample_agg and their seeded forms

@@ -203,6 +203,11 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&7i64])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
+    // After a switch-over to a subscriber: the sequences set from the tables (here each is past
+    // its largest id already, and stays).
+    caller
+        .execute("SELECT * FROM dealcards_sync_sequences()", &[])
+        .unwrap_or_else(|e| panic!("dealcards_sync_sequences failed: {e}"));
     // The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
     // ALTER TABLE and CREATE INDEX: a column added to an extension's table and an index made on
     // one are refused, each guard run whole. (The block names everything by schema: it runs

@@ -219,3 +219,17 @@ fn every_key_includes_the_distribution_column() {
             .collect::<Vec<_>>()
     );
 }
+
+/// dealcards_sync_sequences() sets a single server's sequences from its tables: on a cluster,
+/// where each node numbers its games and queues from a range of its own, it refuses (0A000)
+/// before it reads or sets anything.
+#[test]
+fn syncing_the_sequences_is_refused_on_a_cluster() {
+    let mut c = distributed();
+    let e = c
+        .query("SELECT * FROM dealcards_sync_sequences()", &[])
+        .expect_err("dealcards_sync_sequences() ran on a distributed cluster");
+    let db = e.as_db_error().unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(db.code().code(), "0A000", "{}", db.message());
+    assert!(db.message().contains("distributed"), "{}", db.message());
+}

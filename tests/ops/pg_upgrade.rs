@@ -50,6 +50,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("fair_publication", "SELECT fair_publication(10)::text"),
         ("dealcards_written_here", "SELECT bool_or(dealcards_written_here(xmin))::text FROM desk"),
         ("dealcards_distribute", "SELECT count(*) FROM dealcards_distribute()"),
+        ("dealcards_sync_sequences", "SELECT string_agg(s.sequence::text || ' ' || coalesce(s.largest_id::text, '-') || ' ' || s.next_id, ', ' ORDER BY s.sequence::text) FROM dealcards_sync_sequences() s"),
         ("shuffle_queue_up_next", "SELECT shuffle_queue_up_next(3)::text"),
         ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),
     ];

@@ -11,20 +11,8 @@ use crate::dealing::{deal, game_of, member_relations, populate, table_rows, veri
 use crate::servers::{bin_dir, rows, value, Cluster};
 
 /// What docs/operations.md runs on a subscriber before it takes writes: each sequence of the
-/// extension set to the largest id its data holds.
-pub const SEQUENCES_FROM_DATA: &str = "\
-SELECT s.seq AS sequence, setval(s.seq, s.last_id) AS set_to
-  FROM (VALUES
-        (pg_get_serial_sequence('game', 'game_id'),
-         (SELECT max(id) FROM (SELECT max(game_id) FROM game
-                               UNION ALL SELECT max(game_id) FROM bid_record
-                               UNION ALL SELECT max(cur_game_id) FROM desk) AS ids (id))),
-        (pg_get_serial_sequence('note', 'note_id'), (SELECT max(note_id) FROM note)),
-        (pg_get_serial_sequence('shuffle_queue', 'queue_id'),
-         (SELECT max(id) FROM (SELECT max(queue_id) FROM shuffle_queue
-                               UNION ALL SELECT max(queue_id) FROM shuffle_queue_track) AS ids (id)))
-       ) AS s (seq, last_id)
- WHERE s.last_id IS NOT NULL;";
+/// extension moved past the largest id its tables hold.
+pub const SEQUENCES_FROM_DATA: &str = "SELECT * FROM dealcards_sync_sequences();";
 
 fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -146,8 +134,28 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
         .unwrap();
     drop(publisher);
     old_primary.stop();
-    let set = rows(&mut subscriber, SEQUENCES_FROM_DATA);
+    let set = rows(
+        &mut subscriber,
+        "SELECT sequence::text, largest_id::text, next_id::text FROM dealcards_sync_sequences()",
+    );
     assert_eq!(set.len(), 3, "{set:?}");
+    assert_eq!(
+        set[0],
+        vec![
+            Some("game_game_id_seq".to_string()),
+            Some(old_max.to_string()),
+            Some((old_max + 1).to_string())
+        ],
+        "{set:?}"
+    );
+    // Run again, it changes nothing.
+    assert_eq!(
+        rows(
+            &mut subscriber,
+            "SELECT sequence::text, largest_id::text, next_id::text FROM dealcards_sync_sequences()"
+        ),
+        set
+    );
 
     // Deals on the new primary: new ids, above the old primary's, unique.
     let new_primary = &mut subscriber;

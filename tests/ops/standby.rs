@@ -70,7 +70,7 @@ const READS: [(&str, &str); 25] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 19] = [
+const WRITES: [(&str, &str); 20] = [
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
@@ -122,6 +122,10 @@ const WRITES: [(&str, &str); 19] = [
         "SELECT shuffle_queue_restore(shuffle_queue_save(3))",
     ),
     ("shuffle_queue_forget", "SELECT shuffle_queue_forget(7)"),
+    (
+        "dealcards_sync_sequences",
+        "SELECT * FROM dealcards_sync_sequences()",
+    ),
     (
         "shuffle_queue_drop",
         "SELECT shuffle_queue_drop((SELECT min(queue_id) FROM shuffle_queue))",
