@@ -41,7 +41,9 @@ fairness:
 	@scripts/fairness.sh
 
 # Random SQL against the extension (sqlsmith, then random calls of every function) as a plain
-# role; fails on a crash or an internal error. FUZZ_SECONDS (default 60), FUZZ_CALLS, FUZZ_SEED.
+# role, with a new seed each run; fails on a crash or an internal error raised inside the
+# extension, printing the seed and the statement. FUZZ_SECONDS (default 60), FUZZ_CALLS,
+# FUZZ_SEED (repeat a run), FUZZ_QUERIES; FUZZ_FIXED=1 runs the seeds of make test.
 fuzz:
 	@scripts/fuzz.sh
 

@@ -3,16 +3,28 @@
 # hold desks, games and queues: sqlsmith's random queries (which reach the extension's functions
 # only now and then, among PostgreSQL's thousands), then random calls of every function of the
 # extension with arguments drawn from pools of edge values. Fails on a server crash, or on an
-# internal error (SQLSTATE XX000) in a statement that calls one of the extension's functions.
-#   FUZZ_SECONDS  how long sqlsmith runs (default 60)
+# internal error (SQLSTATE XX000) raised inside the extension: each internal error of a statement
+# that calls the extension is replayed on a copy of the database whose extension functions are
+# stubs (tests/fuzz/stubs.sql); one that comes back there is PostgreSQL's own and is forgiven.
+#   FUZZ_SEED     one seed for sqlsmith and the random calls (default: the current time, so
+#                 each `make fuzz` explores anew); printed with any failure, to repeat the run
+#   FUZZ_FIXED=1  the seeds of tests/fuzz/seeds instead, each with FUZZ_QUERIES queries: what
+#                 `make test` runs, the same statements on every run
+#   FUZZ_QUERIES  sqlsmith's number of queries per seed (default: as many as FUZZ_SECONDS allow)
+#   FUZZ_SECONDS  how long sqlsmith runs at most per seed (default 60)
 #   FUZZ_CALLS    how many random calls follow (default 3000)
-#   FUZZ_SEED     the seed of both (default: the current time, printed so a run can be repeated)
 # Uses the throwaway cluster of PG_VERSION, installing the optimized build first unless
 # FUZZ_NO_INSTALL=1 (make test has installed its own).
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 seconds=${FUZZ_SECONDS:-60}
-seed=${FUZZ_SEED:-$(date +%s)}
+queries=${FUZZ_QUERIES:-}
+if [ "${FUZZ_FIXED:-0}" = 1 ]; then
+  mapfile -t fuzz_seeds < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]//g' "$ROOT/tests/fuzz/seeds")
+  [ ${#fuzz_seeds[@]} -gt 0 ] || { echo "tests/fuzz/seeds lists no seed" >&2; exit 1; }
+else
+  fuzz_seeds=("${FUZZ_SEED:-$(date +%s)}")
+fi
 if [ "${FUZZ_NO_INSTALL:-0}" != 1 ]; then
   "$ROOT/scripts/setup.sh"
   "$ROOT/scripts/install.sh"
@@ -21,7 +33,7 @@ fi
 eval "$("$ROOT/scripts/cluster.sh" env)"
 command -v sqlsmith >/dev/null || { echo "sqlsmith is not installed: run scripts/setup.sh" >&2; exit 1; }
 
-say "fuzzing dealcards on PostgreSQL $PG_MAJOR with sqlsmith for ${seconds}s (FUZZ_SEED=$seed)"
+say "fuzzing dealcards on PostgreSQL $PG_MAJOR with sqlsmith (${queries:-at most ${seconds}s of} queries a seed), seeds ${fuzz_seeds[*]}"
 fresh_database dealcards_fuzz
 role=dealcards_fuzzer
 psql -q -X -d dealcards_fuzz -v ON_ERROR_STOP=1 >/dev/null <<SQL
@@ -57,14 +69,10 @@ SQL
 log=$(dirname "$PGDATA")/server.log
 start_line=$(($(wc -l <"$log") + 1))
 
-status=0
-timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
-  --seed="$seed" >"$ROOT/target/fuzz-sqlsmith.log" 2>&1 || true
-
 # Random calls: every function of the extension, arguments from pools of edge values (NULLs,
 # bounds, empty and multi-dimensional arrays, odd lower bounds, huge sizes, other element types,
-# seeds of the wrong length, unknown desks and queues).
-RANDOM=$seed
+# seeds of the wrong length, unknown desks and queues), drawn from bash's RANDOM seeded by the
+# seed.
 pick() { local -n pool=$1; printf '%s' "${pool[RANDOM % ${#pool[@]}]}"; }
 ints=(0 1 -1 2 3 17 54 55 1000 -2147483648 2147483647 134217727 134217728 NULL)
 bigints=(0 1 -1 2 3 54 1000000 8589934591 -9223372036854775808 9223372036854775807 NULL)
@@ -135,19 +143,38 @@ call() {
   esac
 }
 calls=${FUZZ_CALLS:-3000}
-{
-  echo "SET statement_timeout = '2s';"
-  # IS NULL: a result of a billion bytes is the extension's to make, but not a text to send to
-  # the client, which PostgreSQL cannot (array_out fails on more than 1 GB).
-  for _ in $(seq "$calls"); do echo "SELECT $(call) IS NULL;"; done
-} >"$ROOT/target/fuzz-calls.sql"
-psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/target/fuzz-calls.sql" >"$ROOT/target/fuzz-calls.log" 2>&1 || true
 
-sleep 1
+# One seed's run: sqlsmith's queries, then the random calls; the server log's lines of the run go
+# to target/fuzz-server-SEED.log. The same seed on the same database gives the same statements
+# (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a slow machine).
+run_seed() {
+  local seed=$1 from
+  from=$(($(wc -l <"$log") + 1))
+  timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
+    --seed="$seed" ${queries:+--max-queries="$queries"} >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
+  RANDOM=$seed
+  {
+    echo "SET statement_timeout = '2s';"
+    # IS NULL: a result of a billion bytes is the extension's to make, but not a text to send to
+    # the client, which PostgreSQL cannot (array_out fails on more than 1 GB).
+    for _ in $(seq "$calls"); do echo "SELECT $(call) IS NULL;"; done
+  } >"$ROOT/target/fuzz-calls-$seed.sql"
+  psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/target/fuzz-calls-$seed.sql" >"$ROOT/target/fuzz-calls-$seed.log" 2>&1 || true
+  tail -n +"$from" "$log" >"$ROOT/target/fuzz-server-$seed.log"
+}
+for seed in "${fuzz_seeds[@]}"; do
+  run_seed "$seed"
+done
+# Statements that once failed this pass without a fault of the extension: each raises an internal
+# error of PostgreSQL's own in a statement that also calls the extension, and must be forgiven.
+regressions_from=$(($(wc -l <"$log") + 1))
+psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/tests/fuzz/regressions.sql" >"$ROOT/target/fuzz-regressions.log" 2>&1 || true
+tail -n +"$regressions_from" "$log" >"$ROOT/target/fuzz-server-regressions.log"
 tail -n +"$start_line" "$log" >"$ROOT/target/fuzz-server.log"
 
 psql -q -X -d dealcards_fuzz -v ON_ERROR_STOP=1 -c "ALTER SYSTEM RESET log_line_prefix" \
   -c "ALTER SYSTEM RESET log_min_error_statement" -c "ALTER SYSTEM RESET track_functions" \
+  -c "ALTER SYSTEM RESET log_error_verbosity" \
   -c "SELECT pg_reload_conf()" >/dev/null
 
 functions=$(psql -X -A -t -d dealcards_fuzz -c "
@@ -159,45 +186,83 @@ psql -X -q -d dealcards_fuzz -c "
   SELECT funcname, calls FROM pg_stat_user_functions
    WHERE funcname ~ '^($functions)\$' ORDER BY calls DESC, funcname"
 
+status=0
 if grep -E "terminated by signal|was terminated|server closed the connection unexpectedly" \
-  "$ROOT/target/fuzz-server.log" "$ROOT/target/fuzz-sqlsmith.log"; then
-  echo "the server crashed (target/fuzz-server.log, FUZZ_SEED=$seed)" >&2
+  "$ROOT/target/fuzz-server.log" "$ROOT"/target/fuzz-sqlsmith-*.log; then
+  echo "the server crashed (target/fuzz-server.log, seeds ${fuzz_seeds[*]})" >&2
   status=1
 fi
+
 # Each internal error with its location and the statement that raised it (logged on the lines
-# after it, up to the next log line), joined into one line.
+# after it, up to the next log line), joined into one line; the statement's own line breaks
+# become \037, so that it can be replayed as it was.
 internal_errors() {
   awk '
     /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] / && !/ XX000 (STATEMENT|LOCATION|CONTEXT|DETAIL|HINT): / { if (error != "") print error; error = "" }
     / XX000 ERROR: / { error = $0; next }
-    error != "" { error = error " " $0 }
+    error != "" { error = error (/^[0-9][0-9][0-9][0-9]-/ ? " " : "\037") $0 }
     END { if (error != "") print error }' "$1"
 }
-# Those of them whose statement calls one of the extension's functions, less those raised by a
-# function of PostgreSQL that the statement itself calls by name (its LOCATION names it: sqlsmith
-# calls internal functions such as intervaltypmodout with arguments they refuse with XX000).
+
+# The stub database: a copy of the fuzzing database in which every function of the extension is
+# a stub that runs none of its code (tests/fuzz/stubs.sql). Backends of the fuzzing run that are
+# still finishing a query would keep CREATE DATABASE from copying it: they are ended first.
+stub_db=dealcards_fuzz_stub
+make_stub_database() {
+  local try
+  for try in 1 2 3; do
+    psql -q -X -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>"$ROOT/target/fuzz-stub.log" <<SQL && break
+SET client_min_messages = warning;
+SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+ WHERE datname = 'dealcards_fuzz' AND pid <> pg_backend_pid();
+DROP DATABASE IF EXISTS $stub_db WITH (FORCE);
+CREATE DATABASE $stub_db TEMPLATE dealcards_fuzz;
+SQL
+    [ "$try" -lt 3 ] || { cat "$ROOT/target/fuzz-stub.log" >&2; exit 1; }
+    sleep 2
+  done
+  psql -q -X -d "$stub_db" -v ON_ERROR_STOP=1 -f "$ROOT/tests/fuzz/stubs.sql" >/dev/null
+}
+
+# Whether an internal error is raised again when its statement runs without the extension's code:
+# replayed on the stub database, as the fuzzing role, in a transaction that is rolled back; the
+# same SQLSTATE from the same function of PostgreSQL (its LOCATION) counts as raised again.
+raised_without_extension() {
+  local error=$1 statement location replay
+  statement=$(sed 's/^.* XX000 STATEMENT:  //' <<<"$error" | tr '\037' '\n')
+  location=$(sed -n 's/^.* XX000 LOCATION:  \([^,]*\), .*/\1/p' <<<"$error")
+  replay=$(printf "SET statement_timeout = '10s';\nBEGIN;\n%s\n;\nROLLBACK;\n" "$statement" |
+    PGOPTIONS="-c client_min_messages=warning" psql -X -q -d "$stub_db" -U "$role" \
+      -v VERBOSITY=verbose -f - 2>&1 >/dev/null) || true
+  grep -q "ERROR:  XX000: " <<<"$replay" || return 1
+  [ -z "$location" ] || grep -qF "LOCATION:  $location, " <<<"$replay"
+}
+
+# The internal errors of a log whose statement calls one of the extension's functions.
+calling_ours() {
+  internal_errors "$1" | grep -E "STATEMENT:.*(^|[^a-z_])($functions) *\\(" || true
+}
+# Those of them that are the extension's: all but those that its stub database raises again.
 ours() {
-  grep -E "STATEMENT:.*(^|[^a-z_])($functions) *\\(" | while IFS= read -r error; do
-    raiser=$(sed -n 's/.* LOCATION:  \([a-z_0-9]*\), [a-z_0-9]*\.c:[0-9]*.*/\1/p' <<<"$error")
-    if [ -n "$raiser" ] && grep -qE "STATEMENT:.*(^|[^a-z_0-9])$raiser *\\(" <<<"$error"; then
-      continue
-    fi
-    printf '%s\n' "$error"
+  calling_ours "$1" | while IFS= read -r error; do
+    raised_without_extension "$error" || printf '%s\n' "$error" | tr '\037' ' '
   done || true
 }
 
-# The detector itself must catch an internal error in a statement that spans lines.
+make_stub_database
+
+# The detector itself must catch an internal error raised inside the extension: a panic of its
+# own in a statement that spans lines, and one raised by PostgreSQL's C code while the extension
+# ran (such as a transaction id assigned during recovery); and it must forgive one that a
+# function of PostgreSQL called in the same statement raised on its own.
 printf '%s\n' "2026-01-01 00:00:00.000 UTC [1] XX000 ERROR:  XX000: probe" \
   "2026-01-01 00:00:00.000 UTC [1] XX000 LOCATION:  deal_cards_wrapper, src/deal_cards.rs:1" \
   "2026-01-01 00:00:00.000 UTC [1] XX000 STATEMENT:  select 1," "  public.card_label(1)" \
   "2026-01-01 00:00:01.000 UTC [1] 00000 LOG:  next" >"$ROOT/target/fuzz-probe.log"
-[ -n "$(internal_errors "$ROOT/target/fuzz-probe.log" | ours)" ] || {
+[ -n "$(ours "$ROOT/target/fuzz-probe.log")" ] || {
   echo "the fuzzing pass cannot see internal errors: its log parsing is broken" >&2
   exit 1
 }
-# ... and one raised inside the extension by PostgreSQL's C code (such as a transaction id
-# assigned during recovery), but not one that a function of PostgreSQL called in the statement
-# raised on its own.
 printf '%s\n' "2026-01-01 00:00:00.000 UTC [1] XX000 ERROR:  XX000: cannot assign TransactionIds during recovery" \
   "2026-01-01 00:00:00.000 UTC [1] XX000 LOCATION:  GetNewTransactionId, varsup.c:72" \
   "2026-01-01 00:00:00.000 UTC [1] XX000 STATEMENT:  select public.deal_cards(1)" \
@@ -205,24 +270,44 @@ printf '%s\n' "2026-01-01 00:00:00.000 UTC [1] XX000 ERROR:  XX000: cannot assig
   "2026-01-01 00:00:01.000 UTC [1] XX000 LOCATION:  intervaltypmodout, timestamp.c:1034" \
   "2026-01-01 00:00:01.000 UTC [1] XX000 STATEMENT:  select pg_catalog.intervaltypmodout(78) where public.deal_cards(24) > null" \
   "2026-01-01 00:00:02.000 UTC [1] 00000 LOG:  next" >"$ROOT/target/fuzz-probe.log"
-[ "$(internal_errors "$ROOT/target/fuzz-probe.log" | ours | grep -c .)" = 1 ] &&
-  internal_errors "$ROOT/target/fuzz-probe.log" | ours | grep -q GetNewTransactionId || {
-  echo "the fuzzing pass does not tell PostgreSQL's own internal errors from the extension's" >&2
+probe=$(ours "$ROOT/target/fuzz-probe.log")
+[ "$(grep -c . <<<"$probe")" = 1 ] && grep -q GetNewTransactionId <<<"$probe" || {
+  echo "the fuzzing pass does not tell PostgreSQL's own internal errors from the extension's:" >&2
+  printf '%s\n' "$probe" >&2
+  exit 1
+}
+# The recorded statements (tests/fuzz/regressions.sql) each raised an internal error of
+# PostgreSQL's own, and none of them counts against the extension.
+recorded=$(grep -c '^SELECT' "$ROOT/tests/fuzz/regressions.sql")
+raised=$(internal_errors "$ROOT/target/fuzz-server-regressions.log" | grep -c . || true)
+[ "$raised" = "$recorded" ] || {
+  echo "tests/fuzz/regressions.sql: $recorded statements, $raised internal errors raised (target/fuzz-regressions.log)" >&2
+  exit 1
+}
+found=$(ours "$ROOT/target/fuzz-server-regressions.log")
+[ -z "$found" ] || {
+  printf 'the fuzzing pass blames the extension for a recorded internal error of PostgreSQL:\n%s\n' "$found" >&2
   exit 1
 }
 
-internal=$(internal_errors "$ROOT/target/fuzz-server.log")
-if [ -n "$internal" ]; then
-  found=$(ours <<<"$internal")
+for seed in "${fuzz_seeds[@]}"; do
+  internal=$(internal_errors "$ROOT/target/fuzz-server-$seed.log" | grep -c . || true)
+  [ "$internal" = 0 ] && continue
+  calling=$(calling_ours "$ROOT/target/fuzz-server-$seed.log" | grep -c . || true)
+  found=$(ours "$ROOT/target/fuzz-server-$seed.log")
   if [ -n "$found" ]; then
-    printf 'internal errors (XX000) in statements calling the extension (FUZZ_SEED=%s):\n%s\n' "$seed" "$found" >&2
+    printf 'internal errors (XX000) raised inside the extension, with seed %s (repeat: FUZZ_SEED=%s%s make fuzz):\n%s\n' \
+      "$seed" "$seed" "${queries:+ FUZZ_QUERIES=$queries}" "$found" >&2
     status=1
   else
-    echo "internal errors from PostgreSQL itself, in statements that call none of the extension's functions: $(wc -l <<<"$internal")"
+    echo "seed $seed: $internal internal errors of PostgreSQL's own: $((internal - calling)) in statements" \
+      "that call none of the extension's functions, $calling raised again without its code"
   fi
-fi
-queries=$(grep -o "queries: [0-9]*" "$ROOT/target/fuzz-sqlsmith.log" | tail -1 || true)
-echo "sqlsmith: ${queries:-see target/fuzz-sqlsmith.log}; then $calls random calls (target/fuzz-calls.sql)"
+done
+for seed in "${fuzz_seeds[@]}"; do
+  done_queries=$(grep -o "queries: [0-9]*" "$ROOT/target/fuzz-sqlsmith-$seed.log" | tail -1 || true)
+  echo "seed $seed: sqlsmith ${done_queries:-(see target/fuzz-sqlsmith-$seed.log)}, then $calls random calls (target/fuzz-calls-$seed.sql)"
+done
 echo "errors by SQLSTATE in the server log:"
 grep -o -E '^[0-9-]+ [0-9:.]+ [A-Z]+ \[[0-9]+\] [0-9A-Z]{5} ERROR: ' "$ROOT/target/fuzz-server.log" |
   awk '{ print $5 }' | sort | uniq -c | sort -rn | head -10 || true
