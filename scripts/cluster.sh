@@ -17,8 +17,12 @@ running() { [ -f "$data/postmaster.pid" ] && as_pg_user "$PG_BIN/pg_ctl" -D "$da
 
 start() {
   if [ ! -f "$data/PG_VERSION" ]; then
-    as_pg_user "$PG_BIN/initdb" -D "$data" -A trust -U "$PG_OS_USER" --no-sync >"$dir/initdb.log" 2>&1 \
+    # Into a folder of its own first: an initdb interrupted half-way leaves no cluster to start.
+    rm -rf "$data.partial"
+    as_pg_user "$PG_BIN/initdb" -D "$data.partial" -A trust -U "$PG_OS_USER" --no-sync >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
+    rm -rf "$data"
+    mv "$data.partial" "$data"
   fi
   if running; then return 0; fi
   local port=${DEALCARDS_PGPORT:-$((54300 + PG_MAJOR))}

@@ -59,6 +59,8 @@ for major in $PG_VERSIONS; do
   pgrx_data=$(server_dir pgrx-test-data)
   rm -rf "${pgrx_data:?}"/"$major"-*
   cargo pgrx test "pg$major" --runas "$PG_OS_USER" --pgdata "$pgrx_data"
+  # Its cluster has served (pgrx stopped it): its files go, as the majors' clusters do below.
+  rm -rf "${pgrx_data:?}"/"$major"-*
 
   "$ROOT/scripts/install.sh" --server-test
 

@@ -301,7 +301,7 @@ fn notify_reaches_a_listener_only_after_commit() {
         []
     );
     tx.commit().unwrap();
-    let notes = server::notifications(&mut listener, Duration::from_secs(2));
+    let notes = server::expected_notifications(&mut listener, 1, Duration::from_millis(500));
     assert_eq!(notes, [(channel.clone(), dealt.clone())]);
     assert_eq!(parse_deal(&notes[0].1).0, DESK);
 
@@ -318,7 +318,7 @@ fn notify_reaches_a_listener_only_after_commit() {
     let committed = deal(&mut dealer, DESK).unwrap();
     assert_ne!(committed, dealt);
     assert_eq!(
-        server::notifications(&mut listener, Duration::from_secs(2)),
+        server::expected_notifications(&mut listener, 1, Duration::from_millis(500)),
         [(channel.clone(), committed)]
     );
 

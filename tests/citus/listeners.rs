@@ -29,7 +29,7 @@ fn hear(
         let (_, l) = listeners.iter_mut().find(|(p, _)| *p == port).unwrap();
         let first = l
             .notifications()
-            .timeout_iter(Duration::from_secs(10))
+            .timeout_iter(Duration::from_secs(60))
             .next()
             .unwrap()
             .map(|n| (n.channel().to_string(), n.payload().to_string()));

@@ -1,7 +1,7 @@
 //! The functions' results, the notifications and everything the game server's role may read
 //! carry no unrevealed server seed.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use postgres::error::SqlState;
 
@@ -23,18 +23,8 @@ fn the_functions_results_and_notifications_carry_no_unrevealed_seed() {
         ..
     } = FairDesks::new("dealcards_fair_results", "dealcards_fair_results_server");
     // Every deal notified its desk's channel with its result, which names the commitment.
-    let mut notes = Vec::new();
-    let started = Instant::now();
-    while notes.len() < dealt.len() && started.elapsed() < Duration::from_secs(10) {
-        notes.extend(server::notifications(
-            &mut listener,
-            Duration::from_millis(200),
-        ));
-    }
-    notes.extend(server::notifications(
-        &mut listener,
-        Duration::from_millis(200),
-    ));
+    let notes =
+        server::expected_notifications(&mut listener, dealt.len(), Duration::from_millis(200));
     let expected: Vec<(String, String)> = dealt
         .iter()
         .map(|(desk, json)| (format!("dealcards_desk_{desk}"), json.clone()))

@@ -20,6 +20,8 @@
 #![cfg(feature = "ops_tests")]
 
 mod dealing;
+#[path = "../server/notify.rs"]
+mod notify;
 mod servers;
 
 mod pg_upgrade;

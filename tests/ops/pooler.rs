@@ -13,7 +13,6 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
 use crate::dealing::{deal, fair_rounds, game_of, seat_players, verify_desk};
@@ -239,17 +238,16 @@ fn clients_deal_play_fair_rounds_and_step_a_queue_through_statement_pooling() {
     work_through_pool("statement");
 }
 
-/// The notifications `client` receives until `quiet` passes without one: the game of each.
-fn notified_games(client: &mut Client, quiet: Duration) -> Vec<i64> {
-    let mut games = Vec::new();
-    let mut notifications = client.notifications();
-    let mut iter = notifications.timeout_iter(quiet);
-    while let Some(note) = iter.next().unwrap() {
-        assert_eq!(note.channel(), "dealcards_desk_1");
-        let payload: serde_json::Value = serde_json::from_str(note.payload()).unwrap();
-        games.push(game_of(&payload));
-    }
-    games
+/// The notifications `client` receives until `expected` have come (or a minute passed), then
+/// any more within `quiet`: the game of each.
+fn notified_games(client: &mut Client, expected: usize, quiet: Duration) -> Vec<i64> {
+    crate::notify::expected_notifications(client, expected, quiet)
+        .iter()
+        .map(|(channel, payload)| {
+            assert_eq!(channel, "dealcards_desk_1");
+            game_of(&serde_json::from_str(payload).unwrap())
+        })
+        .collect()
 }
 
 #[test]
@@ -282,7 +280,7 @@ fn set_local_turns_notify_off_for_one_transaction_and_a_session_set_leaks() {
     let heard = game_of(&deal(&mut second, 1));
     for listener in &mut listeners {
         assert_eq!(
-            notified_games(listener, Duration::from_secs(2)),
+            notified_games(listener, 1, Duration::from_millis(500)),
             vec![heard]
         );
     }
@@ -296,7 +294,7 @@ fn set_local_turns_notify_off_for_one_transaction_and_a_session_set_leaks() {
     deal(&mut third, 1);
     for listener in &mut listeners {
         assert_eq!(
-            notified_games(listener, Duration::from_secs(1)),
+            notified_games(listener, 0, Duration::from_secs(1)),
             Vec::<i64>::new()
         );
     }
@@ -305,7 +303,7 @@ fn set_local_turns_notify_off_for_one_transaction_and_a_session_set_leaks() {
     let heard = game_of(&deal(&mut third, 1));
     for listener in &mut listeners {
         assert_eq!(
-            notified_games(listener, Duration::from_secs(2)),
+            notified_games(listener, 1, Duration::from_millis(500)),
             vec![heard]
         );
     }

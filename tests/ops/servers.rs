@@ -119,6 +119,7 @@ pub struct Cluster {
     pub port: u16,
     options: Vec<String>,
     running: bool,
+    started_once: bool,
 }
 
 impl Cluster {
@@ -152,6 +153,7 @@ impl Cluster {
             port: free_port(),
             options: options.iter().map(|o| o.to_string()).collect(),
             running: false,
+            started_once: false,
         }
     }
 
@@ -186,26 +188,48 @@ impl Cluster {
             port: free_port(),
             options: primary.options.clone(),
             running: false,
+            started_once: false,
         }
     }
 
+    /// Starts the server. A port found free may be taken by another program before the server
+    /// binds it: a cluster that never ran (no standby or pooler knows its port yet) then takes
+    /// another port, up to three times.
     pub fn start(&mut self) {
-        let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 {}",
-            self.port,
-            self.dir.display(),
-            self.options.join(" ")
-        );
-        let log = self.dir.join("server.log").display().to_string();
+        let log_path = self.dir.join("server.log");
+        let log = log_path.display().to_string();
         let data = self.data.display().to_string();
-        run_as_server_user(
-            &self.bin.join("pg_ctl"),
-            &[
+        for attempt in 1.. {
+            let options = format!(
+                "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 {}",
+                self.port,
+                self.dir.display(),
+                self.options.join(" ")
+            );
+            let mut command = server_user_command(&self.bin.join("pg_ctl"));
+            command.current_dir(&self.dir).args([
                 "-D", &data, "-l", &log, "-w", "-t", "60", "-o", &options, "start",
-            ],
-            &self.dir,
-        );
+            ]);
+            let shown = format!("{command:?}");
+            let output = command
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("{shown} does not run: {e}"));
+            if output.status.success() {
+                break;
+            }
+            let server_log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let port_taken = server_log.contains("could not bind");
+            assert!(
+                port_taken && !self.started_once && attempt < 3,
+                "{shown} failed:\n{}\n{}\nserver log:\n{server_log}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            self.port = free_port();
+        }
         self.running = true;
+        self.started_once = true;
     }
 
     pub fn stop(&mut self) {

@@ -2,10 +2,13 @@
 #![allow(dead_code)]
 
 pub mod catalog;
+mod notify;
+
+#[allow(unused_imports)]
+pub use notify::{expected_notifications, notifications};
 
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
 /// The connection string of the server under test.
@@ -144,21 +147,10 @@ pub fn dump_and_restore(from: &str, into: &str) {
     std::fs::remove_file(&dump).unwrap();
 }
 
-/// The notifications `client` receives until `quiet` passes without one, as (channel, payload).
-pub fn notifications(client: &mut Client, quiet: Duration) -> Vec<(String, String)> {
-    let mut notes = Vec::new();
-    let mut waiting = client.notifications();
-    let mut iter = waiting.timeout_iter(quiet);
-    while let Some(note) = iter.next().unwrap() {
-        notes.push((note.channel().to_string(), note.payload().to_string()));
-    }
-    notes
-}
-
-/// Whether the backend `pid` comes to wait for a lock within 10 s, as `observer` sees it in
+/// Whether the backend `pid` comes to wait for a lock within a minute, as `observer` sees it in
 /// pg_stat_activity.
 pub fn waits_for_a_lock(observer: &mut Client, pid: i32) -> bool {
-    (0..200).any(|_| {
+    (0..1200).any(|_| {
         let waits: Option<String> = observer
             .query_one(
                 "SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1",
