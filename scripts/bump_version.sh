@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts the next release: scripts/bump_version.sh 0.6.0
+# Starts the next release: scripts/bump_version.sh 0.7.0
 #   1. keeps the install script of the release now in Cargo.toml as sql/released/dealcards--OLD.sql
 #      (what `cargo pgrx schema` generates now: the install script that release ships), so that
 #      databases on it can update and the upgrade test starts from it;
