@@ -3,3 +3,43 @@
 -- Each section below adds what one part of 0.7.0 adds to a fresh install; tests/upgrade.rs
 -- compares a database updated through this script with a fresh install, object for object.
 \echo Use "ALTER EXTENSION dealcards UPDATE TO '0.7.0'" to load this file. \quit
+
+-- No role but the tables' owner sees a deal before the transaction that dealt commits
+-- (sql/install/fair_unseen.sql says how). On a Citus cluster the coordinator's statements reach
+-- the shards and each worker then runs this script too, skipping what is there already: the
+-- changes are statements of a DO block, as in the 0.3.0 -> 0.4.0 update.
+DO $$
+BEGIN
+    ALTER TABLE @extschema@.game ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE @extschema@.bid_record ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE @extschema@.note ENABLE ROW LEVEL SECURITY;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
+                    WHERE polrelid = '@extschema@.game'::pg_catalog.regclass
+                      AND polname = 'dealcards_deal_unseen') THEN
+        CREATE POLICY dealcards_deal_unseen ON @extschema@.game
+            USING (fair_commitment IS NULL
+                   OR state_no OPERATOR(pg_catalog.<>) 1 OR lord_no OPERATOR(pg_catalog.<>) 0
+                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
+            WITH CHECK (true);
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
+                    WHERE polrelid = '@extschema@.bid_record'::pg_catalog.regclass
+                      AND polname = 'dealcards_deal_unseen') THEN
+        CREATE POLICY dealcards_deal_unseen ON @extschema@.bid_record
+            USING (rec_idx OPERATOR(pg_catalog.>) 0 OR rec_idx OPERATOR(pg_catalog.<) -1
+                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
+            WITH CHECK (true);
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
+                    WHERE polrelid = '@extschema@.note'::pg_catalog.regclass
+                      AND polname = 'dealcards_deal_unseen') THEN
+        CREATE POLICY dealcards_deal_unseen ON @extschema@.note
+            USING (note_type OPERATOR(pg_catalog.<>) 3 OR flag OPERATOR(pg_catalog.<>) 'y'::pg_catalog.bpchar
+                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
+            WITH CHECK (true);
+    END IF;
+END
+$$;

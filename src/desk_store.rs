@@ -293,7 +293,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         let (sql, columns) = match (self.tables, with_seats) {
             (Tables::Before0_3, _) => (sql::LOCK_BEFORE_0_3, SeatColumns::Players),
             (_, false) => (sql::LOCK, SeatColumns::Players),
-            (Tables::Current, true) => (sql::LOCK_WITH_SEATS, SeatColumns::Seeds),
+            (tables, true) if tables.round_rules() => (sql::LOCK_WITH_SEATS, SeatColumns::Seeds),
             (_, true) => (sql::LOCK_WITH_SEATS_BEFORE_0_5, SeatColumns::SeedsBefore0_5),
         };
         let locked = self.run(sql, &[desk_id.into()]);
@@ -337,7 +337,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
 
     /// A desk's seats as they are now, with the client seeds their players set under `round`.
     pub fn fair_seats(&mut self, desk_id: i32, round: i32) -> Seats {
-        if self.tables == Tables::Current {
+        if self.tables.round_rules() {
             let rows = self.run(sql::FAIR_SEATS, &[desk_id.into(), round.into()]);
             Seats::from_rows(rows, SeatColumns::Seeds)
         } else {
@@ -557,7 +557,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     /// no seeds required on the tables of 0.3.0 and 0.4.0).
     pub fn round(&mut self, desk_id: i32, round: i32) -> Option<StoredRound> {
         let args = [desk_id.into(), round.into()];
-        if self.tables != Tables::Current {
+        if !self.tables.round_rules() {
             let found = self.run(sql::ROUND_BEFORE_0_5, &args);
             return (!found.is_empty()).then(|| StoredRound {
                 server_seed: found.first().required("server_seed"),
@@ -595,7 +595,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         seat: i16,
         utf8: Vec<u8>,
     ) -> Result<Option<i64>, i64> {
-        if self.tables != Tables::Current {
+        if !self.tables.round_rules() {
             let set = self.run(
                 sql::SET_CLIENT_SEED_BEFORE_0_5,
                 &[desk_id.into(), seat.into(), utf8.into()],
@@ -626,7 +626,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
 
     /// A desk's provably fair games as stored, in chain order.
     pub fn fair_games(&mut self, desk_id: i32) -> Vec<StoredGame> {
-        let sql = if self.tables == Tables::Current {
+        let sql = if self.tables.round_rules() {
             sql::FAIR_GAMES
         } else {
             sql::FAIR_GAMES_BEFORE_0_5

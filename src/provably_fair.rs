@@ -23,7 +23,6 @@ use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 
 use crate::desk_store::{DeskStore, FairRecord, FairState, RoundRules, Seats};
-use crate::installed::Tables;
 use crate::statements::ExtensionSchema;
 use crate::text::{utf8_of, TextBytes, Utf8Texts};
 use crate::{changed_outside, ok_or_raise, raise};
@@ -38,6 +37,11 @@ extension_sql_file!(
     "../sql/install/fair.sql",
     name = "fair_tables",
     requires = ["dealing_tables", dealcards_written_here]
+);
+extension_sql_file!(
+    "../sql/install/fair_unseen.sql",
+    name = "fair_unseen",
+    requires = ["fair_tables", dealcards_written_here]
 );
 
 /// Lower-case hex, as commitments, seeds and hashes appear in deal results and notifications.
@@ -228,7 +232,7 @@ fn set_client_seed(desk_id: i32, seat: i32, seed: TextBytes<'_>, fcinfo: pg_sys:
     Spi::connect_mut(|client| {
         let mut desks = DeskStore::new(client, &schema);
         let desk = desks.lock(desk_id, false);
-        let round = if desks.tables() == Tables::Current {
+        let round = if desks.tables().round_rules() {
             let state = desk.fair.as_ref().unwrap_or_else(|| {
                 not_fair(
                     desk_id,

@@ -75,6 +75,24 @@ impl ExtensionSchema {
     }
 }
 
+/// Whether a relation has row level security enabled (`relrowsecurity`), from the catalog cache.
+pub fn relation_row_security(relid: pg_sys::Oid) -> bool {
+    // SAFETY: a catalog cache lookup of a relation's pg_class row, read and released.
+    unsafe {
+        let tuple = pg_sys::SearchSysCache1(
+            pg_sys::SysCacheIdentifier::RELOID as i32,
+            pg_sys::Datum::from(relid),
+        );
+        if tuple.is_null() {
+            return false;
+        }
+        let enabled =
+            (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_class>(tuple)).relrowsecurity;
+        pg_sys::ReleaseSysCache(tuple);
+        enabled
+    }
+}
+
 /// The owner of a relation, from the catalog cache.
 pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
     // SAFETY: a catalog cache lookup of a relation's pg_class row, read and released.

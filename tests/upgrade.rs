@@ -30,8 +30,9 @@ fn earlier_releases() -> Vec<String> {
 }
 
 /// Every object of the extension as text, one line each, sorted: what a fresh install and an
-/// updated one must agree on. Functions with their declarations, tables, columns, constraints,
-/// indexes, views, sequences, extension membership and what pg_dump is told to keep.
+/// updated one must agree on. Functions with their declarations, tables (with their row
+/// security and policies), columns, constraints, indexes, views, sequences, extension
+/// membership and what pg_dump is told to keep.
 const SCHEMA: &str = r#"
 WITH ext AS (SELECT oid, extversion, extrelocatable, extconfig, extcondition
                FROM pg_extension WHERE extname = 'dealcards'),
@@ -56,7 +57,14 @@ SELECT line FROM (
   UNION ALL
   SELECT 'relation ' || relname || ' kind ' || relkind::text || ' options ' || coalesce(reloptions::text, '-')
          || ' persistence ' || relpersistence::text || ' acl ' || coalesce(relacl::text, '-')
+         || ' row security ' || relrowsecurity || ' forced ' || relforcerowsecurity
     FROM rels
+  UNION ALL
+  SELECT 'policy ' || c.relname || ' ' || p.polname || ' ' || p.polcmd::text || ' permissive '
+         || p.polpermissive || ' roles ' || p.polroles::text || ' using '
+         || coalesce(pg_get_expr(p.polqual, p.polrelid), '-') || ' check '
+         || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '-')
+    FROM pg_policy p JOIN rels c ON c.oid = p.polrelid
   UNION ALL
   SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
          || ' not null ' || a.attnotnull || ' identity ' || a.attidentity::text
