@@ -621,7 +621,23 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     pub fn chain_head(&mut self, desk_id: i32) -> Option<Vec<u8>> {
         let desk = self.read(sql::DESK_EXISTS, &[desk_id.into()]);
         Self::check_exists(desk_id, &desk);
-        desk.first().value("fair_chain_head")
+        let desk = desk.first();
+        Self::refuse_pending(desk_id, desk.required("pending"));
+        desk.value("fair_chain_head")
+    }
+
+    /// Refuses to read a desk's provably fair record where its newest game is a deal of the
+    /// caller's own transaction that the caller cannot see before the commit: the record would
+    /// lack that game and name its chain hash as the head.
+    fn refuse_pending(desk_id: i32, pending: bool) {
+        if pending {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                format!("desk {desk_id} has a deal of this transaction, which no role but the tables' owner sees before it commits"),
+                "Commit, then read the desk's provably fair record."
+            );
+        }
     }
 
     /// A desk's provably fair games as stored, in chain order.
@@ -682,7 +698,9 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     pub fn publication(&mut self, desk_id: i32) -> pgrx::JsonB {
         let published = self.read(sql::PUBLICATION, &[desk_id.into()]);
         Self::check_exists(desk_id, &published);
-        published.first().required("publication")
+        let published = published.first();
+        Self::refuse_pending(desk_id, published.required("pending"));
+        published.required("publication")
     }
 
     /// A game's desk and whether it was dealt in provably fair mode; none for no such game.
