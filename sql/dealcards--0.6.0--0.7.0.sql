@@ -44,3 +44,6 @@ BEGIN
     END IF;
 END
 $$;
+
+-- set_client_seed refuses a NULL argument (22004) instead of doing nothing, as STRICT made it.
+ALTER FUNCTION @extschema@.set_client_seed(integer, integer, text) CALLED ON NULL INPUT;
