@@ -202,6 +202,8 @@ pub struct DeskStore<'a, 'conn> {
     tables: Tables,
     /// The tables' owner, once a desk is locked: the statements from then on run as it.
     owner: Option<pg_sys::Oid>,
+    /// The role that called, once a desk is locked.
+    caller: Option<pg_sys::Oid>,
 }
 
 impl<'a, 'conn> DeskStore<'a, 'conn> {
@@ -212,6 +214,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             schema,
             tables,
             owner: None,
+            caller: None,
         }
     }
 
@@ -271,6 +274,8 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                 );
             }
         }
+        // SAFETY: reads the current user id, as above.
+        self.caller = Some(unsafe { pg_sys::GetUserId() });
         self.owner = Some(
             statements::relation_owner(desk)
                 .unwrap_or_else(|| pgrx::error!("dealcards cannot find its desk table")),
@@ -633,6 +638,52 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             Self::refuse_pending(desk_id, desk.required("pending"));
         }
         desk.value("fair_chain_head")
+    }
+
+    /// Refuses (42501) a provably fair deal to a role that could see it before it commits, where
+    /// row level security hides it from everyone else (0.7.0's tables): a role with BYPASSRLS,
+    /// with REPLICATION (it can stream the deal's rows from the WAL before the commit), or with
+    /// the privileges of pg_read_server_files or pg_execute_server_program (which read the WAL
+    /// and data files). The tables' owner, its members and superusers read the seeds anyway,
+    /// and deal as before. Called with the desk locked.
+    pub fn refuse_caller_who_sees_deals(&self, desk_id: i32) {
+        let (Some(caller), Some(owner)) = (self.caller, self.owner) else {
+            return;
+        };
+        if !self.tables.deals_unseen() {
+            return;
+        }
+        // SAFETY: role attribute and membership lookups in the catalog caches.
+        let sees = unsafe {
+            if pg_sys::superuser_arg(caller) || pg_sys::has_privs_of_role(caller, owner) {
+                return;
+            }
+            if pg_sys::has_bypassrls_privilege(caller) {
+                Some("BYPASSRLS")
+            } else if pg_sys::has_rolreplication(caller) {
+                Some("REPLICATION")
+            } else if pg_sys::has_privs_of_role(
+                caller,
+                pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
+            ) {
+                Some("the privileges of pg_read_server_files")
+            } else if pg_sys::has_privs_of_role(
+                caller,
+                pg_sys::Oid::from(pg_sys::ROLE_PG_EXECUTE_SERVER_PROGRAM),
+            ) {
+                Some("the privileges of pg_execute_server_program")
+            } else {
+                None
+            }
+        };
+        if let Some(what) = sees {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+                format!("desk {desk_id} is in provably fair mode, and a role with {what} could see its deal before it commits"),
+                "A game server that deals provably fair needs neither: ALTER ROLE ... NOBYPASSRLS NOREPLICATION, REVOKE pg_read_server_files and pg_execute_server_program; or deal as the extension's owner."
+            );
+        }
     }
 
     /// Refuses to read a desk's provably fair record where its newest game is a deal of the

@@ -458,6 +458,7 @@ pub fn deal_at(
     desk: &FairState,
     seats: &Seats,
 ) -> (DouDizhuDeal, FairRecord) {
+    desks.refuse_caller_who_sees_deals(desk_id);
     let (round_written_here, round) = kept_round(desks, schema, desk_id, desk);
     if round_written_here {
         refuse_own_input(desk_id, format!("its round {} was committed", desk.round));

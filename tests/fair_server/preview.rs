@@ -340,3 +340,45 @@ fn a_do_block_that_commits_and_rolls_back_inside_sees_no_deal_and_keeps_what_it_
         .collect();
     assert_eq!(kept, [302, 304, 306]);
 }
+
+/// A role that could see a deal before it commits anyway is refused a provably fair deal (42501),
+/// and nothing is dealt: BYPASSRLS skips the policies, REPLICATION streams the deal's rows from
+/// the WAL, pg_read_server_files and pg_execute_server_program read the WAL and data files.
+#[test]
+fn a_role_that_could_see_the_deal_anyway_may_not_deal_provably_fair() {
+    let db = "dealcards_fair_seers";
+    let (mut admin, mut game_server, _notices) = fair_desk(db, "dealcards_fair_seers_server");
+    for (role, grant) in [
+        ("dealcards_fair_seer_bypass", "ALTER ROLE {role} BYPASSRLS"),
+        (
+            "dealcards_fair_seer_replication",
+            "ALTER ROLE {role} REPLICATION",
+        ),
+        (
+            "dealcards_fair_seer_files",
+            "GRANT pg_read_server_files TO {role}",
+        ),
+        (
+            "dealcards_fair_seer_program",
+            "GRANT pg_execute_server_program TO {role}",
+        ),
+    ] {
+        create_game_server_role(&mut admin, role);
+        admin.batch_execute(&grant.replace("{role}", role)).unwrap();
+        let mut seer = crate::server::connect_as(db, role);
+        let err = seer
+            .query_one("SELECT deal_cards($1)", &[&DESK])
+            .expect_err(role);
+        assert_eq!(
+            err.code(),
+            Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE),
+            "{role}: {err}"
+        );
+    }
+    assert_eq!(games_at_desk(&mut admin), 0);
+    // The game server with exactly the documented grants deals.
+    game_server
+        .query_one("SELECT deal_cards($1)", &[&DESK])
+        .unwrap();
+    assert_eq!(games_at_desk(&mut admin), 1);
+}
