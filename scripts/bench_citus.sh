@@ -2,7 +2,7 @@
 # The Citus benchmark (bench/citus.sh), from one run: a Citus cluster of its own on this machine
 # (a coordinator and two workers, target/citus-bench/) and a plain PostgreSQL 15 server next to
 # it (target/citus-bench/plain), both started here and stopped on exit, on ports from
-# CITUS_BENCH_PORT (default 54600) up. Deals per second with 1 and 8 clients and shuffle queue
+# CITUS_BENCH_PORT (default 15700) up. Deals per second with 1 and 8 clients and shuffle queue
 # steps, each figure the median of CITUS_BENCH_ROUNDS (default 3) pgbench runs of
 # CITUS_BENCH_SECONDS (default 10) seconds; about 5 minutes with the defaults. Then the row
 # aggregates on a table of 10^7 rows (bench/citus_rows.sh), about 5 minutes more.
@@ -31,7 +31,7 @@ if [ "${CITUS_BENCH_INSTALL:-}" = 1 ]; then
 fi
 
 bench_dir=$(server_dir citus-bench)
-export DEALCARDS_CITUS_CLUSTER_DIR=$bench_dir DEALCARDS_CITUS_PORT=${CITUS_BENCH_PORT:-54600}
+export DEALCARDS_CITUS_CLUSTER_DIR=$bench_dir DEALCARDS_CITUS_PORT=${CITUS_BENCH_PORT:-$(($(server_port_base) + 300))}
 stop_all() { "$ROOT/scripts/citus_cluster.sh" stop || true; }
 trap stop_all EXIT
 

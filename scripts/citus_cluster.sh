@@ -90,7 +90,7 @@ max_wal_senders = 20
 log_line_prefix = '%m [%p] %d '
 EOF
   # Next to the coordinator's port, for a worker added later.
-  local base=${DEALCARDS_CITUS_PORT:-54500}
+  local base=${DEALCARDS_CITUS_PORT:-$(($(server_port_base) + 200))}
   [ -f "$dir/coordinator/port" ] && base=$(port_of coordinator)
   free_port "$base" >"$dir/$node/port"
 }

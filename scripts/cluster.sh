@@ -25,7 +25,7 @@ start() {
     mv "$data.partial" "$data"
   fi
   if running; then return 0; fi
-  local port=${DEALCARDS_PGPORT:-$((54300 + PG_MAJOR))}
+  local port=${DEALCARDS_PGPORT:-$(($(server_port_base) + PG_MAJOR))}
   while port_in_use "$port"; do port=$((port + 1)); done
   echo "$port" >"$dir/port"
   # The server outlives this script: it must not inherit our open files (a caller's lock file,

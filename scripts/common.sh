@@ -59,6 +59,15 @@ use_pg "$PG_VERSION"
 
 say() { printf '\n== %s\n' "$*"; }
 
+# The first port a test server of the project listens on: below the range the kernel hands out
+# as local ports of outgoing connections (net.ipv4.ip_local_port_range, 32768-60999 by default),
+# where a client connection of a busy test run can hold a port at the moment a server binds it.
+server_port_base() {
+  local low
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+  if [ "$low" -gt 16000 ]; then echo 15400; else echo 54300; fi
+}
+
 # Installs those of the Debian packages "${@:2}" that are not installed yet; $1 says what for.
 # apt's output goes to a log, shown when it fails.
 install_debian_packages() {

@@ -5,42 +5,58 @@
 \echo Use "ALTER EXTENSION dealcards UPDATE TO '0.7.0'" to load this file. \quit
 
 -- No role but the tables' owner sees a deal before the transaction that dealt commits, nor a
--- seed through a table-wide grant (sql/install/fair_unseen.sql says how). On a Citus cluster the coordinator's statements reach
--- the shards and each worker then runs this script too, skipping what is there already: the
--- changes are statements of a DO block, as in the 0.3.0 -> 0.4.0 update.
+-- seed through a table-wide grant (sql/install/fair_unseen.sql says how: the policies below are
+-- the same). On a Citus cluster, Citus would send each statement to the workers at once, while
+-- their extension still lacks dealcards_written_here (the coordinator runs the whole update
+-- before the workers do). So every node puts row security and the policies on its own copies,
+-- with Citus's propagation off: the table, and the shards of it that the node holds; the
+-- coordinator's update comes first, then each worker's run of this script.
 DO $$
+DECLARE
+    policy text[] := ARRAY[
+        'game', $p$fair_commitment IS NULL
+           OR state_no OPERATOR(pg_catalog.<>) 1 OR lord_no OPERATOR(pg_catalog.<>) 0
+           OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
+        'bid_record', $p$rec_idx OPERATOR(pg_catalog.>) 0 OR rec_idx OPERATOR(pg_catalog.<) -1
+           OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
+        'note', $p$note_type OPERATOR(pg_catalog.<>) 3 OR flag OPERATOR(pg_catalog.<>) 'y'::pg_catalog.bpchar
+           OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
+        'fair_seed', NULL];
+    citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
+    propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
+    i int;
+    rel pg_catalog.regclass;
 BEGIN
-    ALTER TABLE @extschema@.game ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE @extschema@.bid_record ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE @extschema@.note ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE @extschema@.fair_seed ENABLE ROW LEVEL SECURITY;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
-                    WHERE polrelid = '@extschema@.game'::pg_catalog.regclass
-                      AND polname = 'dealcards_deal_unseen') THEN
-        CREATE POLICY dealcards_deal_unseen ON @extschema@.game
-            USING (fair_commitment IS NULL
-                   OR state_no OPERATOR(pg_catalog.<>) 1 OR lord_no OPERATOR(pg_catalog.<>) 0
-                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
-            WITH CHECK (true);
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
     END IF;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
-                    WHERE polrelid = '@extschema@.bid_record'::pg_catalog.regclass
-                      AND polname = 'dealcards_deal_unseen') THEN
-        CREATE POLICY dealcards_deal_unseen ON @extschema@.bid_record
-            USING (rec_idx OPERATOR(pg_catalog.>) 0 OR rec_idx OPERATOR(pg_catalog.<) -1
-                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
-            WITH CHECK (true);
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
-                    WHERE polrelid = '@extschema@.note'::pg_catalog.regclass
-                      AND polname = 'dealcards_deal_unseen') THEN
-        CREATE POLICY dealcards_deal_unseen ON @extschema@.note
-            USING (note_type OPERATOR(pg_catalog.<>) 3 OR flag OPERATOR(pg_catalog.<>) 'y'::pg_catalog.bpchar
-                   OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                           ELSE NOT @extschema@.dealcards_written_here(xmin) END)
-            WITH CHECK (true);
+    FOR i IN 1 .. pg_catalog.array_length(policy, 1) BY 2 LOOP
+        FOR rel IN
+            SELECT pg_catalog.format('@extschema@.%I', policy[i])::pg_catalog.regclass
+            UNION ALL
+            SELECT c.oid::pg_catalog.regclass
+              FROM pg_catalog.pg_class c
+             WHERE citus
+               AND c.relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+               AND c.relname OPERATOR(pg_catalog.~) ('^' OPERATOR(pg_catalog.||) policy[i] OPERATOR(pg_catalog.||) '_[0-9]+$')
+               AND c.relkind OPERATOR(pg_catalog.=) 'r'
+        LOOP
+            EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', rel);
+            IF policy[i + 1] IS NOT NULL
+               AND NOT EXISTS (SELECT FROM pg_catalog.pg_policy
+                                WHERE polrelid OPERATOR(pg_catalog.=) rel
+                                  AND polname OPERATOR(pg_catalog.=) 'dealcards_deal_unseen') THEN
+                EXECUTE pg_catalog.format(
+                    'CREATE POLICY dealcards_deal_unseen ON %s USING (%s) WITH CHECK (true)',
+                    rel, policy[i + 1]);
+            END IF;
+        END LOOP;
+    END LOOP;
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', propagation, true);
     END IF;
 END
 $$;

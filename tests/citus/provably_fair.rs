@@ -196,3 +196,77 @@ fn undone_reveals_and_deals_hold_on_the_cluster() {
         c.batch_execute("ROLLBACK").unwrap();
     }
 }
+
+/// On the cluster too, a game server's role sees nothing of a provably fair deal in the
+/// transaction that dealt it (row level security on the shards, where the deal's rows are);
+/// the superuser's own preview finds the game, so the check can fail.
+#[test]
+fn a_game_server_sees_no_deal_before_it_commits_on_the_cluster() {
+    let (lo, hi) = (7220, 7221);
+    let role = "dealcards_citus_game_server";
+    let mut c = distributed();
+    let _topology = same_topology();
+    fresh_desks(&mut c, lo, hi);
+    c.batch_execute(&format!(
+        "SET client_min_messages = warning;
+         DO $$ BEGIN
+           IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN
+             EXECUTE 'DROP OWNED BY {role}'; EXECUTE 'DROP ROLE {role}';
+           END IF;
+         END $$;
+         CREATE ROLE {role} LOGIN NOBYPASSRLS;
+         GRANT USAGE ON SCHEMA public TO {role};
+         GRANT SELECT ON public.desk, public.desk_player, public.game, public.bid_record,
+                         public.note, public.fair_commitment TO {role};
+         GRANT UPDATE (cur_game_id) ON public.desk TO {role};"
+    ))
+    .unwrap();
+    let count = |client: &mut postgres::Client, table: &str, desk: i32| -> i64 {
+        client
+            .query_one(
+                &format!("SELECT count(*) FROM {table} WHERE desk_id = $1"),
+                &[&desk],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let dsn = crate::cluster::coordinator_dsn()
+        .split_whitespace()
+        .map(|kv| {
+            if kv.starts_with("user=") {
+                format!("user={role}")
+            } else {
+                kv.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut game_server = crate::cluster::connect_to(&dsn);
+    for desk in [lo, hi] {
+        c.batch_execute(&format!(
+            "SELECT fair_mode_on({desk}, seeds_required => false)"
+        ))
+        .unwrap();
+        // The superuser's preview sees the game, its bids and its note.
+        c.batch_execute("BEGIN").unwrap();
+        c.batch_execute(&format!("SELECT deal_cards({desk})"))
+            .unwrap();
+        assert_eq!(
+            ["game", "bid_record", "note"].map(|t| count(&mut c, t, desk)),
+            [1, 2, 1]
+        );
+        c.batch_execute("ROLLBACK").unwrap();
+        // The game server's sees none of them.
+        game_server.batch_execute("BEGIN").unwrap();
+        game_server
+            .batch_execute(&format!("SELECT deal_cards({desk})"))
+            .unwrap();
+        assert_eq!(
+            ["game", "bid_record", "note"].map(|t| count(&mut game_server, t, desk)),
+            [0, 0, 0],
+            "desk {desk}"
+        );
+        game_server.batch_execute("COMMIT").unwrap();
+        assert_eq!(count(&mut game_server, "game", desk), 1, "desk {desk}");
+    }
+}
