@@ -4,8 +4,8 @@
 -- compares a database updated through this script with a fresh install, object for object.
 \echo Use "ALTER EXTENSION dealcards UPDATE TO '0.7.0'" to load this file. \quit
 
--- No role but the tables' owner sees a deal before the transaction that dealt commits
--- (sql/install/fair_unseen.sql says how). On a Citus cluster the coordinator's statements reach
+-- No role but the tables' owner sees a deal before the transaction that dealt commits, nor a
+-- seed through a table-wide grant (sql/install/fair_unseen.sql says how). On a Citus cluster the coordinator's statements reach
 -- the shards and each worker then runs this script too, skipping what is there already: the
 -- changes are statements of a DO block, as in the 0.3.0 -> 0.4.0 update.
 DO $$
@@ -13,6 +13,7 @@ BEGIN
     ALTER TABLE @extschema@.game ENABLE ROW LEVEL SECURITY;
     ALTER TABLE @extschema@.bid_record ENABLE ROW LEVEL SECURITY;
     ALTER TABLE @extschema@.note ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE @extschema@.fair_seed ENABLE ROW LEVEL SECURITY;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
                     WHERE polrelid = '@extschema@.game'::pg_catalog.regclass
                       AND polname = 'dealcards_deal_unseen') THEN
@@ -43,6 +44,9 @@ BEGIN
     END IF;
 END
 $$;
+
+-- set_client_seed refuses a NULL argument (22004) instead of doing nothing, as STRICT made it.
+ALTER FUNCTION @extschema@.set_client_seed(integer, integer, text) CALLED ON NULL INPUT;
 
 -- ---------------------------------------------------------------------------------------------
 -- fair_receipt(game): the receipt of a stored provably fair game, as deal_cards notified it,

@@ -49,6 +49,7 @@ mod sql {
     statement!(BY_TABLE_BIDS, "by_table_bids.sql");
     statement!(BY_TABLE_NOTE, "by_table_note.sql");
     statement!(DESK_EXISTS, "desk_exists.sql");
+    statement!(DESK_PENDING, "desk_pending.sql");
     statement!(ADD_ROUND, "add_round.sql");
     statement!(ADD_ROUND_BEFORE_0_5, "add_round_before_0_5.sql");
     statement!(PUT_ROUND, "put_round.sql");
@@ -202,6 +203,8 @@ pub struct DeskStore<'a, 'conn> {
     tables: Tables,
     /// The tables' owner, once a desk is locked: the statements from then on run as it.
     owner: Option<pg_sys::Oid>,
+    /// The role that called, once a desk is locked.
+    caller: Option<pg_sys::Oid>,
 }
 
 impl<'a, 'conn> DeskStore<'a, 'conn> {
@@ -212,6 +215,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             schema,
             tables,
             owner: None,
+            caller: None,
         }
     }
 
@@ -271,6 +275,8 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                 );
             }
         }
+        // SAFETY: reads the current user id, as above.
+        self.caller = Some(unsafe { pg_sys::GetUserId() });
         self.owner = Some(
             statements::relation_owner(desk)
                 .unwrap_or_else(|| pgrx::error!("dealcards cannot find its desk table")),
@@ -620,9 +626,79 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
 
     /// A desk's chain head. Raises 02000 for a desk that does not exist.
     pub fn chain_head(&mut self, desk_id: i32) -> Option<Vec<u8>> {
-        let desk = self.read(sql::DESK_EXISTS, &[desk_id.into()]);
+        let unseen = self.tables.deals_unseen();
+        let sql = if unseen {
+            sql::DESK_PENDING
+        } else {
+            sql::DESK_EXISTS
+        };
+        let desk = self.read(sql, &[desk_id.into()]);
         Self::check_exists(desk_id, &desk);
-        desk.first().value("fair_chain_head")
+        let desk = desk.first();
+        if unseen {
+            Self::refuse_pending(desk_id, desk.required("pending"));
+        }
+        desk.value("fair_chain_head")
+    }
+
+    /// Refuses (42501) a provably fair deal to a role that could see it before it commits, where
+    /// row level security hides it from everyone else (0.7.0's tables): a role with BYPASSRLS,
+    /// with REPLICATION (it can stream the deal's rows from the WAL before the commit), or with
+    /// the privileges of pg_read_server_files or pg_execute_server_program (which read the WAL
+    /// and data files). The tables' owner, its members and superusers read the seeds anyway,
+    /// and deal as before. Called with the desk locked.
+    pub fn refuse_caller_who_sees_deals(&self, desk_id: i32) {
+        let (Some(caller), Some(owner)) = (self.caller, self.owner) else {
+            return;
+        };
+        if !self.tables.deals_unseen() {
+            return;
+        }
+        // SAFETY: role attribute and membership lookups in the catalog caches.
+        let sees = unsafe {
+            if pg_sys::superuser_arg(caller) || pg_sys::has_privs_of_role(caller, owner) {
+                return;
+            }
+            if pg_sys::has_bypassrls_privilege(caller) {
+                Some("BYPASSRLS")
+            } else if pg_sys::has_rolreplication(caller) {
+                Some("REPLICATION")
+            } else if pg_sys::has_privs_of_role(
+                caller,
+                pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
+            ) {
+                Some("the privileges of pg_read_server_files")
+            } else if pg_sys::has_privs_of_role(
+                caller,
+                pg_sys::Oid::from(pg_sys::ROLE_PG_EXECUTE_SERVER_PROGRAM),
+            ) {
+                Some("the privileges of pg_execute_server_program")
+            } else {
+                None
+            }
+        };
+        if let Some(what) = sees {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+                format!("desk {desk_id} is in provably fair mode, and a role with {what} could see its deal before it commits"),
+                "A game server that deals provably fair needs neither: ALTER ROLE ... NOBYPASSRLS NOREPLICATION, REVOKE pg_read_server_files and pg_execute_server_program; or deal as the extension's owner."
+            );
+        }
+    }
+
+    /// Refuses to read a desk's provably fair record where its newest game is a deal of the
+    /// caller's own transaction that the caller cannot see before the commit: the record would
+    /// lack that game and name its chain hash as the head.
+    fn refuse_pending(desk_id: i32, pending: bool) {
+        if pending {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                format!("desk {desk_id} has a deal of this transaction, which no role but the tables' owner sees before it commits"),
+                "Commit, then read the desk's provably fair record."
+            );
+        }
     }
 
     /// A desk's provably fair games as stored, in chain order.
@@ -683,7 +759,9 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     pub fn publication(&mut self, desk_id: i32) -> pgrx::JsonB {
         let published = self.read(sql::PUBLICATION, &[desk_id.into()]);
         Self::check_exists(desk_id, &published);
-        published.first().required("publication")
+        let published = published.first();
+        Self::refuse_pending(desk_id, published.required("pending"));
+        published.required("publication")
     }
 
     /// A game's receipt as stored (receipt.sql), with whether it was dealt in provably fair

@@ -121,6 +121,41 @@ fn with_desks<R>(
     Spi::connect_mut(|client: &mut SpiClient<'_>| f(&mut DeskStore::new(client, &schema)))
 }
 
+/// Refuses (22023) house seats given as an array of more than one dimension or with a lower
+/// bound other than 1 (argument `arg` of the call): a list of seats is a plain array.
+fn refuse_shaped_house_seats(fcinfo: pg_sys::FunctionCallInfo, arg: usize) {
+    // SAFETY: argument `arg` is the call's int[] house_seats; when not NULL it is an array
+    // varlena, detoasted (a copy if it was toasted) and only its header read: ndim, then ndim
+    // dimensions, then ndim lower bounds.
+    let (ndim, lower) = unsafe {
+        let Some(datum) = pgrx::fcinfo::pg_getarg_datum(fcinfo, arg) else {
+            return;
+        };
+        let array = pg_sys::pg_detoast_datum(datum.cast_mut_ptr::<pg_sys::varlena>())
+            as *const pg_sys::ArrayType;
+        let ndim = (*array).ndim;
+        let ints = array.add(1).cast::<i32>();
+        (
+            ndim,
+            if ndim >= 1 {
+                *ints.add(ndim as usize)
+            } else {
+                1
+            },
+        )
+    };
+    if ndim > 1 {
+        raise(Error::invalid(format!(
+            "house seats are a list of seats, a one-dimensional array: got {ndim} dimensions"
+        )));
+    }
+    if lower != 1 {
+        raise(Error::invalid(format!(
+            "house seats are a list of seats from index 1: got an array from index {lower}"
+        )));
+    }
+}
+
 /// Checks the house seats a round is given, for the round's rules.
 fn house_seats(seats: &[Option<i32>]) -> Vec<i16> {
     let house = ok_or_raise(fair::house_seats(seats));
@@ -138,6 +173,7 @@ fn fair_mode_on_v2(
     seeds_required: default!(bool, true),
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> Vec<u8> {
+    refuse_shaped_house_seats(fcinfo, 1);
     let house = self::house_seats(&house_seats);
     with_desks(fcinfo, |desks| match desks.lock_commitment(desk_id) {
         Some((_, commitment)) => commitment,
@@ -189,6 +225,7 @@ fn fair_reveal_v2(
     let Some(desk_id) = desk_id else {
         return TableIterator::new(None);
     };
+    refuse_shaped_house_seats(fcinfo, 1);
     let given_house = house_seats.map(|seats| self::house_seats(&seats));
     let row = with_desks(fcinfo, |desks| {
         let (round, commitment) = desks
@@ -218,16 +255,29 @@ fn fair_reveal_v2(
 }
 
 /// Sets the client seed of the player in a seat (1..3) of a desk for the round in force: once
-/// per seating and round.
-#[pg_extern(volatile, strict, parallel_unsafe)]
-fn set_client_seed(desk_id: i32, seat: i32, seed: TextBytes<'_>, fcinfo: pg_sys::FunctionCallInfo) {
+/// per seating and round. Not STRICT: a NULL argument is refused (22004), never a silent no-op
+/// that a caller would take for a seed set.
+#[pg_extern(volatile, parallel_unsafe)]
+fn set_client_seed(
+    desk_id: Option<i32>,
+    seat: Option<i32>,
+    seed: Option<TextBytes<'_>>,
+    fcinfo: pg_sys::FunctionCallInfo,
+) {
+    let (Some(desk_id), Some(seat), Some(seed)) = (desk_id, seat, seed) else {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            "set_client_seed takes a desk, a seat and a seed, none of them NULL"
+        );
+    };
     if !(1..=SEATS as i32).contains(&seat) {
         raise(Error::invalid(format!(
             "seat must be 1 to {SEATS}, got {seat}"
         )));
     }
     let utf8 = utf8_of(seed.0);
-    ok_or_raise(fair::check_client_seed(seat as usize, &utf8));
+    ok_or_raise(fair::check_given_client_seed(seat as usize, &utf8));
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut desks = DeskStore::new(client, &schema);
@@ -408,6 +458,7 @@ pub fn deal_at(
     desk: &FairState,
     seats: &Seats,
 ) -> (DouDizhuDeal, FairRecord) {
+    desks.refuse_caller_who_sees_deals(desk_id);
     let (round_written_here, round) = kept_round(desks, schema, desk_id, desk);
     if round_written_here {
         refuse_own_input(desk_id, format!("its round {} was committed", desk.round));

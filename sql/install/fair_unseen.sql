@@ -31,3 +31,8 @@ CREATE POLICY dealcards_deal_unseen ON @extschema@.note
            OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
                    ELSE NOT @extschema@.dealcards_written_here(xmin) END)
     WITH CHECK (true);
+
+-- The seeds: fair_seed grants nothing to any role but its owner, and row level security with no
+-- policy keeps it so where a DBA grants more than that: a role given SELECT on every table of the
+-- schema, or a member of pg_read_all_data (neither bypasses row security), reads no row of it.
+ALTER TABLE @extschema@.fair_seed ENABLE ROW LEVEL SECURITY;

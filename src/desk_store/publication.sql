@@ -36,6 +36,12 @@ SELECT pg_catalog.jsonb_build_object(
                  ON c.desk_id OPERATOR(pg_catalog.=) g.desk_id
                 AND c.commitment OPERATOR(pg_catalog.=) g.fair_commitment
          WHERE g.desk_id OPERATOR(pg_catalog.=) d.desk_id
-           AND g.fair_commitment IS NOT NULL), '[]'::pg_catalog.jsonb)) AS publication
+           AND g.fair_commitment IS NOT NULL), '[]'::pg_catalog.jsonb)) AS publication,
+       -- As in desk_exists.sql: a deal of this transaction that the caller cannot see yet.
+       d.fair_chain_head IS NOT NULL
+       AND @extschema@.dealcards_written_here(d.xmin)
+       AND NOT EXISTS (SELECT FROM @extschema@.game g
+                        WHERE g.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                          AND g.game_id OPERATOR(pg_catalog.=) d.cur_game_id) AS pending
   FROM @extschema@.desk d
  WHERE d.desk_id OPERATOR(pg_catalog.=) $1

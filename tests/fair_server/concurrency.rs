@@ -80,10 +80,10 @@ fn concurrent_deals_seeds_and_reveals_keep_every_nonce_once() {
                     let desk = DESKS[rng.below(DESKS.len())];
                     let seat = rng.below(3) as i32 + 1;
                     let seed = match rng.below(4) {
-                        0 => String::new(),
+                        0 => "·".to_string(),
                         1 => format!("Zoë {}", rng.next()),
                         2 => format!("牌{}", rng.below(1000)),
-                        _ => "x".repeat(rng.below(257)),
+                        _ => "x".repeat(1 + rng.below(256)),
                     };
                     // A player sets one seed per round: a second one is refused.
                     match client

@@ -34,6 +34,7 @@ mod dump_restore;
 mod grinding;
 mod history;
 mod misuse;
+mod preview;
 mod recompute;
 mod replaced_player;
 mod reveal;

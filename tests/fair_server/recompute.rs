@@ -22,7 +22,7 @@ fn every_game_recomputes_and_a_changed_one_fails() {
     // counts for the round it was set under).
     let long = "é".repeat(128); // 256 bytes, the longest
     let round_seeds: [[&str; 3]; 3] = [
-        ["Zoë", "牌", ""],
+        ["Zoë", "牌", "."],
         ["alice", &long, "🂡 and 🃏"],
         ["a'b\"c\\d{},", "  ", "Zoë"],
     ];

@@ -144,3 +144,50 @@ fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
     }
     received.assert_none_of(&secrets);
 }
+
+/// Roles a DBA grants more than the game server's: SELECT on every table of the schema (the
+/// usual read-only recipe), or membership of pg_read_all_data (reporting, monitoring and backup
+/// users). fair_seed has row security with no policy: they read it without error and get no row.
+#[test]
+fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
+    let FairDesks {
+        mut admin,
+        mut received,
+        secrets,
+        ..
+    } = FairDesks::new("dealcards_fair_readers", "dealcards_fair_readers_server");
+    let db = "dealcards_fair_readers";
+    server::fresh_role(&mut admin, "dealcards_fair_reader_all", "LOGIN");
+    server::fresh_role(&mut admin, "dealcards_fair_reader_schema", "LOGIN");
+    admin
+        .batch_execute(
+            "GRANT pg_read_all_data TO dealcards_fair_reader_all;
+             GRANT USAGE ON SCHEMA public TO dealcards_fair_reader_schema;
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO dealcards_fair_reader_schema;",
+        )
+        .unwrap();
+    // The owner sees the seeds: the readers' empty answers below are the policy's doing.
+    let stored: i64 = admin
+        .query_one("SELECT count(*) FROM fair_seed", &[])
+        .unwrap()
+        .get(0);
+    assert!(stored > 0);
+    for role in ["dealcards_fair_reader_all", "dealcards_fair_reader_schema"] {
+        let mut reader = server::connect_as(db, role);
+        for sql in [
+            "SELECT * FROM fair_seed",
+            "SELECT server_seed FROM fair_seed WHERE desk_id = 1",
+        ] {
+            let rows = received.rows(&mut reader, sql);
+            assert!(rows.is_empty(), "{role}: {sql}: {rows:?}");
+        }
+        let mut copied = String::new();
+        std::io::Read::read_to_string(
+            &mut reader.copy_out("COPY fair_seed TO STDOUT").unwrap(),
+            &mut copied,
+        )
+        .unwrap();
+        assert!(copied.is_empty(), "{role}: COPY fair_seed: {copied}");
+    }
+    received.assert_none_of(&secrets);
+}

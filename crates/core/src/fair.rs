@@ -45,6 +45,11 @@ pub fn house_seats(seats: &[Option<i32>]) -> Result<[bool; SEATS], Error> {
             )));
         }
     }
+    if house.iter().all(|&h| h) {
+        return Err(Error::invalid(
+            "every seat is a house seat: a round has at least one player's seat, whose seed the house cannot choose",
+        ));
+    }
     Ok(house)
 }
 
@@ -72,6 +77,17 @@ pub fn check_client_seed(seat: usize, seed: &[u8]) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// Checks a seed a player gives for their seat: not empty ('' is the seed of a seat whose player
+/// gave none, so it cannot count as one where a round requires seeds), at most 256 bytes.
+pub fn check_given_client_seed(seat: usize, seed: &[u8]) -> Result<(), Error> {
+    if seed.is_empty() {
+        return Err(Error::invalid(format!(
+            "the client seed of seat {seat} is empty: '' is the seed of a seat whose player gave none"
+        )));
+    }
+    check_client_seed(seat, seed)
 }
 
 /// The client seeds as the protocol takes them: three, none NULL, each at most 256 bytes.

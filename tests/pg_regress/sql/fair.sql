@@ -199,6 +199,11 @@ SELECT fair_mode_on(60);
 SELECT fair_mode_on(62, '{4}');
 SELECT fair_mode_on(62, '{1,1}');
 SELECT fair_mode_on(62, '{NULL}');
+SELECT fair_mode_on(62, '{1,2,3}');
+SELECT fair_mode_on(62, '{{1},{2}}');
+SELECT fair_mode_on(62, '[2:2]={3}');
+SELECT * FROM fair_reveal(61, '{{1},{2}}');
+SELECT * FROM fair_reveal(61, '[0:0]={3}');
 SELECT * FROM fair_reveal(60);
 SELECT * FROM fair_reveal(61);
 SELECT * FROM fair_verify_desk(60);
@@ -206,6 +211,11 @@ SELECT set_client_seed(60, 1, 'x');
 SELECT set_client_seed(61, 1, 'x');
 SELECT set_client_seed(62, 0, 'x');
 SELECT set_client_seed(62, 1, repeat('é', 129));
+SELECT set_client_seed(62, 1, '');
+\set VERBOSITY sqlstate
+SELECT set_client_seed(62, 1, NULL);
+SELECT set_client_seed(NULL, 1, 'x');
+\set VERBOSITY default
 SELECT * FROM fair_verify_game(-1);
 SELECT fair_receipt(-1);
 \set VERBOSITY sqlstate

@@ -451,3 +451,24 @@ fn protocol_2_chains_each_seats_player_before_its_seed() {
     v1.players = None;
     assert_ne!(hash, chain_hash(&CHAIN_START, &v1).unwrap());
 }
+
+#[test]
+fn a_given_client_seed_is_not_empty() {
+    assert!(check_given_client_seed(1, b"a").is_ok());
+    assert_eq!(
+        check_given_client_seed(2, b"").unwrap_err().message,
+        "the client seed of seat 2 is empty: '' is the seed of a seat whose player gave none"
+    );
+    assert!(check_given_client_seed(3, &[b'a'; 257]).is_err());
+    // The recomputation still takes the empty seed of a seat without one.
+    assert!(check_client_seed(1, b"").is_ok());
+}
+
+#[test]
+fn a_round_has_a_players_seat() {
+    assert!(house_seats(&[Some(1), Some(2)]).is_ok());
+    assert_eq!(
+        house_seats(&[Some(1), Some(2), Some(3)]).unwrap_err().message,
+        "every seat is a house seat: a round has at least one player's seat, whose seed the house cannot choose"
+    );
+}
