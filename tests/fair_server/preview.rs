@@ -108,10 +108,10 @@ fn read_everything(client: &mut Client, game: i64) -> Vec<(String, String)> {
     reads.push(format!("SELECT * FROM fair_verify_game({game})"));
     for seat in 1..=3 {
         reads.push(format!(
-            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM game WHERE game_id = {game} AND leader = {seat}"
+            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT * FROM game WHERE game_id = {game} AND leader = {seat}"
         ));
         reads.push(format!(
-            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bid_record WHERE game_id = {game} AND player_no = {seat}"
+            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT * FROM bid_record WHERE game_id = {game} AND player_no = {seat}"
         ));
     }
     let mut read = Vec::new();
