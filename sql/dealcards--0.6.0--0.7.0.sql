@@ -48,6 +48,20 @@ $$;
 -- set_client_seed refuses a NULL argument (22004) instead of doing nothing, as STRICT made it.
 ALTER FUNCTION @extschema@.set_client_seed(integer, integer, text) CALLED ON NULL INPUT;
 
+-- A client seed belongs to the player id that set it (desk_player.seed_player): a seat whose
+-- player_id is rewritten holds no seed. A seed set before the update belongs to the player who
+-- sits in its seat now. In a DO block, as above, for Citus.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                    WHERE attrelid = '@extschema@.desk_player'::pg_catalog.regclass
+                      AND attname = 'seed_player' AND NOT attisdropped) THEN
+        ALTER TABLE @extschema@.desk_player ADD COLUMN seed_player bigint;
+        UPDATE @extschema@.desk_player SET seed_player = player_id WHERE seed_round IS NOT NULL;
+    END IF;
+END
+$$;
+
 -- ---------------------------------------------------------------------------------------------
 -- fair_receipt(game): the receipt of a stored provably fair game, as deal_cards notified it,
 -- for a game server to relay once the deal has committed (docs/provably_fair.md). One function,

@@ -39,9 +39,11 @@ mod sql {
     statement!(LOCK_BEFORE_0_3, "lock_before_0_3.sql");
     statement!(LOCK_WITH_SEATS, "lock_with_seats.sql");
     statement!(LOCK_WITH_SEATS_BEFORE_0_5, "lock_with_seats_before_0_5.sql");
+    statement!(LOCK_WITH_SEATS_BEFORE_0_7, "lock_with_seats_before_0_7.sql");
     statement!(SEATS, "seats.sql");
     statement!(FAIR_SEATS, "fair_seats.sql");
     statement!(FAIR_SEATS_BEFORE_0_5, "fair_seats_before_0_5.sql");
+    statement!(FAIR_SEATS_BEFORE_0_7, "fair_seats_before_0_7.sql");
     statement!(RECORD_DEAL, "record_deal.sql");
     statement!(RECORD_FAIR_DEAL, "record_fair_deal.sql");
     statement!(BY_TABLE_GAME, "by_table_game.sql");
@@ -61,6 +63,7 @@ mod sql {
     statement!(SEAT_PLAYER, "seat_player.sql");
     statement!(SET_CLIENT_SEED, "set_client_seed.sql");
     statement!(SET_CLIENT_SEED_BEFORE_0_5, "set_client_seed_before_0_5.sql");
+    statement!(SET_CLIENT_SEED_BEFORE_0_7, "set_client_seed_before_0_7.sql");
     statement!(FAIR_GAMES, "fair_games.sql");
     statement!(FAIR_GAMES_BEFORE_0_5, "fair_games_before_0_5.sql");
     statement!(ROUNDS_LEFT, "rounds_left.sql");
@@ -300,7 +303,10 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         let (sql, columns) = match (self.tables, with_seats) {
             (Tables::Before0_3, _) => (sql::LOCK_BEFORE_0_3, SeatColumns::Players),
             (_, false) => (sql::LOCK, SeatColumns::Players),
-            (tables, true) if tables.round_rules() => (sql::LOCK_WITH_SEATS, SeatColumns::Seeds),
+            (Tables::Current, true) => (sql::LOCK_WITH_SEATS, SeatColumns::Seeds),
+            (tables, true) if tables.round_rules() => {
+                (sql::LOCK_WITH_SEATS_BEFORE_0_7, SeatColumns::Seeds)
+            }
             (_, true) => (sql::LOCK_WITH_SEATS_BEFORE_0_5, SeatColumns::SeedsBefore0_5),
         };
         let locked = self.run(sql, &[desk_id.into()]);
@@ -345,7 +351,12 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     /// A desk's seats as they are now, with the client seeds their players set under `round`.
     pub fn fair_seats(&mut self, desk_id: i32, round: i32) -> Seats {
         if self.tables.round_rules() {
-            let rows = self.run(sql::FAIR_SEATS, &[desk_id.into(), round.into()]);
+            let sql = if self.tables == Tables::Current {
+                sql::FAIR_SEATS
+            } else {
+                sql::FAIR_SEATS_BEFORE_0_7
+            };
+            let rows = self.run(sql, &[desk_id.into(), round.into()]);
             Seats::from_rows(rows, SeatColumns::Seeds)
         } else {
             let rows = self.run(sql::FAIR_SEATS_BEFORE_0_5, &[desk_id.into()]);
@@ -609,8 +620,13 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             );
             return Ok((!set.is_empty()).then_some(0));
         }
+        let sql = if self.tables == Tables::Current {
+            sql::SET_CLIENT_SEED
+        } else {
+            sql::SET_CLIENT_SEED_BEFORE_0_7
+        };
         let set = self.run(
-            sql::SET_CLIENT_SEED,
+            sql,
             &[desk_id.into(), seat.into(), round.into(), utf8.into()],
         );
         if !set.is_empty() {

@@ -173,6 +173,17 @@ fn same_rows(after: &[String], before: &[String], release: &str) {
                 // desk_player.seed_round (0.5.0) names the round of a seed set at a desk in
                 // provably fair mode: checked by fair_seats_seeds.
                 None if kind_a == "desk_player" && column == "seed_round" => {}
+                // desk_player.seed_player (0.7.0): a seed set before belongs to the player who
+                // sits in its seat.
+                None if kind_a == "desk_player" && column == "seed_player" => {
+                    let seeded = !row_a["seed_round"].is_null();
+                    let player = if seeded {
+                        &row_a["player_id"]
+                    } else {
+                        &serde_json::Value::Null
+                    };
+                    assert_eq!(value, player, "{kind_a}.{column} (from {release}): {a}");
+                }
                 None => assert!(
                     value.is_null() || value == "",
                     "{kind_a}.{column} is new but not empty (from {release}): {a}"

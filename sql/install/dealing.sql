@@ -25,11 +25,13 @@ CREATE TABLE @extschema@.desk_player (
     desk_id   int NOT NULL REFERENCES @extschema@.desk ON DELETE CASCADE,
     player_no smallint NOT NULL CHECK (player_no BETWEEN 1 AND 3),
     player_id bigint NOT NULL,
-    -- The player's own seed for provably fair deals, and the round it answers (set_client_seed,
-    -- as the tables' owner); '' and NULL until set. A seed counts only while its round is the
-    -- desk's round in force, and a new seating starts without one.
+    -- The player's own seed for provably fair deals, the round it answers and the player id
+    -- that set it (set_client_seed, as the tables' owner); '' and NULL until set. A seed counts
+    -- only while its round is the desk's round in force and its player sits in the seat: a new
+    -- seating starts without one, and so does a seat whose player_id is rewritten.
     client_seed text NOT NULL DEFAULT '',
     seed_round  int,
+    seed_player bigint,
     PRIMARY KEY (desk_id, player_no),
     UNIQUE (desk_id, player_id)
 );

@@ -1,6 +1,7 @@
 -- lock.sql that also reads the desk's seats in the same statement, so that a provably fair deal
 -- reads them at no statement more: one row per seated player (or one row with no seat), with the
--- client seed the player set under the desk's round (NULL if none), and the seat row's xmin (a
+-- client seed the player in the seat set under the desk's round (NULL if none: a seed set by
+-- another player id does not count, whoever rewrote the seat), and the seat row's xmin (a
 -- deal refuses a seat, or a seed, its own transaction wrote: see docs/provably_fair.md). The
 -- seats are read with the snapshot of the statement's start. Column `fresh` says whether that is
 -- the state the lock was granted on: no transaction but the one that wrote the desk row's
@@ -14,6 +15,7 @@
 SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head, d.fresh,
        p.player_no, p.player_id, p.xmin AS seat_xmin,
        CASE WHEN p.seed_round OPERATOR(pg_catalog.=) d.fair_round
+                 AND p.seed_player OPERATOR(pg_catalog.=) p.player_id
             THEN pg_catalog.convert_to(p.client_seed, 'UTF8') END AS client_seed
   FROM (SELECT fair_round, fair_commitment, fair_nonce, fair_chain_head,
                xmax OPERATOR(pg_catalog.=) '0'::pg_catalog.xid

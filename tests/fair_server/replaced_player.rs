@@ -119,3 +119,31 @@ fn a_desk_edited_off_its_round_is_reported_and_one_left_half_way_deals_nothing()
         "{rows:?}"
     );
 }
+
+/// A seed belongs to the player id that set it: where the owner rewrites a seat's player_id
+/// (the game server may not: it has no UPDATE on desk_player), the new player has no seed, a
+/// round that requires seeds refuses to deal until they set one, and their seed then counts.
+#[test]
+fn a_rewritten_player_id_leaves_the_new_player_without_a_seed() {
+    let mut client = database_with_extension("dealcards_fair_rewritten_player");
+    seat(&mut client, 1, &[1, 2, 3]);
+    client.batch_execute("SELECT fair_mode_on(1)").unwrap();
+    set_seeds(&mut client, 1, &[(1, "a"), (2, "b"), (3, "c")]);
+    client
+        .execute(
+            "UPDATE desk_player SET player_id = 99 WHERE desk_id = 1 AND player_no = 2",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(
+        error_code(&mut client, "SELECT deal_cards(1)"),
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
+    );
+    set_seeds(&mut client, 1, &[(2, "new")]);
+    let (players, seeds) = players_and_seeds(&deal(&mut client, 1));
+    assert_eq!(players, serde_json::json!([11, 99, 13]));
+    assert_eq!(
+        seeds,
+        serde_json::json!([hex(b"a"), hex(b"new"), hex(b"c")])
+    );
+}
