@@ -3,17 +3,18 @@
 # against deals the extension made: on the running throwaway cluster of PG_VERSION, a desk in
 # provably fair mode deals over three rounds (seat 3 the house's in the first two; players and
 # seeds change between rounds; player ids beyond 2^53 and below 0), each statement committing
-# on its own as deals take only what was committed before them. The receipts deal_cards
-# returned (and notified), the desk's fair_publication, and each revealed deal go to
-# tests/browser/run.sh, which also checks golden deals and publications, and tampered ones.
+# on its own as deals take only what was committed before them. The receipts (fair_receipt of
+# each game, and each deal's notification, which must be the same), the desk's
+# fair_publication, and each revealed deal go to tests/browser/run.sh, which also checks golden
+# deals and publications, and tampered ones.
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 eval "$("$ROOT/scripts/cluster.sh" env)"
 fresh_database dealcards_browser
 out=$ROOT/target/browser
 mkdir -p "$out"
-# Every statement in autocommit; deal_cards results (the receipts) are the lines starting with
-# "{", and each deal's notification is printed after it.
+# Every statement in autocommit; deal_cards results are the lines starting with "{", and each
+# deal's notification (its receipt) is printed after it.
 psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser >"$out/session.txt" <<'SQL'
 LISTEN dealcards_desk_7;
 INSERT INTO desk (desk_id) VALUES (7);
@@ -37,7 +38,9 @@ SELECT set_client_seed(7, 1, 'Zoë'), set_client_seed(7, 2, E'two\nlines'), set_
 SELECT deal_cards(7);
 SELECT deal_cards(7);
 SQL
-grep '^{' "$out/session.txt" >"$out/receipts.jsonl"
+grep '^{' "$out/session.txt" >"$out/results.jsonl"
+psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/receipts.jsonl" \
+  -c 'SELECT fair_receipt(game_id) FROM game WHERE desk_id = 7 AND fair_commitment IS NOT NULL ORDER BY game_id'
 sed -n 's/^Asynchronous notification "dealcards_desk_7" with payload "\(.*\)" received from server process with PID [0-9]*\.$/\1/p' \
   "$out/session.txt" >"$out/notified.jsonl"
 psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/publication.json" \
@@ -57,6 +60,17 @@ SELECT json_agg(json_build_object(
 SQL
 deals=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$out/deals.json")
 [ "$deals" = 5 ] || { echo "expected 5 revealed fair deals to check, got $deals" >&2; exit 1; }
+results=$(wc -l <"$out/results.jsonl")
+[ "$results" = 7 ] || { echo "expected 7 deal_cards results, got $results" >&2; exit 1; }
+# What deal_cards returned is the receipt without what depends on the shuffle.
+python3 - "$out/results.jsonl" "$out/receipts.jsonl" <<'PY'
+import json, sys
+results = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+receipts = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
+shorn = [{k: v for k, v in r.items() if k not in ("leader", "chain_hash")} for r in receipts]
+if results != shorn or any("leader" not in r or "chain_hash" not in r for r in receipts):
+    sys.exit("deal_cards results are not the receipts without leader and chain_hash")
+PY
 receipts=$(wc -l <"$out/receipts.jsonl")
 [ "$receipts" = 7 ] || { echo "expected 7 receipts, got $receipts" >&2; exit 1; }
 tests/browser/run.sh --publication "$out/publication.json" --receipts "$out/receipts.jsonl" \

@@ -77,3 +77,16 @@ BEGIN
     END IF;
 END
 $$;
+
+-- ---------------------------------------------------------------------------------------------
+-- fair_receipt(game): the receipt of a stored provably fair game, as deal_cards notified it,
+-- for a game server to relay once the deal has committed (docs/provably_fair.md). One function,
+-- no tables.
+-- ---------------------------------------------------------------------------------------------
+
+CREATE  FUNCTION "fair_receipt"(
+	"game_id" bigint /* i64 */
+) RETURNS jsonb /* pgrx :: JsonB */
+STRICT STABLE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'fair_receipt_wrapper';

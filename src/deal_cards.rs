@@ -5,7 +5,7 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB};
 
-use crate::desk_store::DeskStore;
+use crate::desk_store::{DeskStore, FairRecord};
 use crate::provably_fair;
 use crate::results::{Built, IntArray, Json};
 use crate::statements::ExtensionSchema;
@@ -82,10 +82,10 @@ fn deal_hands(
     TableIterator::new(rows)
 }
 
-/// What deal_cards returns and notifies: the desk, the new game and its first bidder (the
-/// procedure's out message); in provably fair mode also the player's receipt: the round, its
-/// commitment, the nonce, the game's chain hash, and the players and client seeds (hex) of seats
-/// 1 to 3 (docs/provably_fair.md).
+/// A deal: the desk, the new game and its first bidder (the procedure's out message); in
+/// provably fair mode also the rest of the players' receipt: the round, its commitment, the
+/// nonce, the game's chain hash, and the players and client seeds (hex) of seats 1 to 3
+/// (docs/provably_fair.md).
 struct Dealt {
     desk: i32,
     game: i64,
@@ -102,25 +102,59 @@ struct Receipt {
     client_seeds: Vec<String>,
 }
 
+impl Receipt {
+    fn of(f: &FairRecord) -> Receipt {
+        Receipt {
+            round: f.round,
+            commitment: provably_fair::hex(&f.commitment),
+            nonce: f.nonce,
+            chain_hash: provably_fair::hex(&f.chain_hash),
+            players: f.players,
+            client_seeds: f
+                .client_seeds
+                .iter()
+                .map(|s| provably_fair::hex(s))
+                .collect(),
+        }
+    }
+}
+
 impl Dealt {
+    /// The whole deal: what the notification carries (the receipt, in provably fair mode).
     fn json(&self) -> Json<'_> {
+        self.fields(true)
+    }
+
+    /// What deal_cards returns. Where a provably fair deal's rows are hidden until its
+    /// transaction commits (`unseen`), only what does not depend on the shuffle: the receipt
+    /// without the first bidder and the chain hash, which come with the notification or from
+    /// fair_receipt once the deal has committed. Otherwise the whole deal.
+    fn result(&self, unseen: bool) -> Json<'_> {
+        self.fields(self.receipt.is_none() || !unseen)
+    }
+
+    fn fields(&self, shuffled: bool) -> Json<'_> {
         let mut fields = vec![
             ("desk", Json::Int(self.desk.into())),
             ("game", Json::Int(self.game)),
-            ("leader", Json::Int(self.leader.into())),
         ];
+        if shuffled {
+            fields.push(("leader", Json::Int(self.leader.into())));
+        }
         if let Some(r) = &self.receipt {
             fields.extend([
                 ("round", Json::Int(r.round.into())),
                 ("commitment", Json::Str(&r.commitment)),
                 ("nonce", Json::Int(r.nonce)),
-                ("chain_hash", Json::Str(&r.chain_hash)),
                 ("players", Json::Array(r.players.map(Json::Int).into())),
                 (
                     "client_seeds",
                     Json::Array(r.client_seeds.iter().map(|s| Json::Str(s)).collect()),
                 ),
             ]);
+            if shuffled {
+                fields.push(("chain_hash", Json::Str(&r.chain_hash)));
+            }
         }
         Json::Object(fields)
     }
@@ -147,7 +181,7 @@ pub(super) fn define_settings() {
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
     let schema = ExtensionSchema::of(fcinfo);
-    let dealt = Spi::connect_mut(|client| {
+    let (dealt, unseen) = Spi::connect_mut(|client| {
         let mut desks = DeskStore::new(client, &schema);
         // 1. Lock: concurrent deals at one desk take turns here. A desk this backend last dealt
         // in provably fair mode is locked with the statement that also reads its seats; a wrong
@@ -188,38 +222,27 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         };
         // 4. Record: the game, the desk's pointer to it, the opening bids and the note.
         let game = desks.record(desk_id, seats.as_ref(), &deal, fair.as_ref());
-        let receipt = fair.map(|f| Receipt {
-            round: f.round,
-            commitment: provably_fair::hex(&f.commitment),
-            nonce: f.nonce,
-            chain_hash: provably_fair::hex(&f.chain_hash),
-            players: f.players,
-            client_seeds: f
-                .client_seeds
-                .iter()
-                .map(|s| provably_fair::hex(s))
-                .collect(),
-        });
-        Dealt {
+        let receipt = fair.as_ref().map(Receipt::of);
+        let dealt = Dealt {
             desk: desk_id,
             game,
             leader: deal.leader,
             receipt,
-        }
+        };
+        (dealt, desks.tables().deals_unseen())
     });
-    // The result is built straight into jsonb, and the notification carries the same value as
-    // jsonb prints it, without printing the jsonb.
-    let json = dealt.json();
-    // 5. Notify.
+    // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits. The
+    // notification carries the value as jsonb prints it, without printing a jsonb.
     if NOTIFY.get() {
-        notify(desk_id, &json.text());
+        notify(desk_id, &dealt.json().text());
     }
-    Built::<JsonB>::jsonb(&json)
+    // The result is built straight into jsonb.
+    Built::<JsonB>::jsonb(&dealt.result(unseen))
 }
 
 /// Sends the deal on the desk's channel. Game servers LISTEN on it; Postgres delivers the
-/// notification when (and only if) this transaction commits. The payload is the returned JSON,
-/// as jsonb prints it.
+/// notification when (and only if) this transaction commits. The payload is the whole deal
+/// (the receipt, in provably fair mode), as jsonb prints it.
 fn notify(desk_id: i32, payload: &str) {
     let channel = format!("dealcards_desk_{desk_id}");
     // SAFETY: pg_notify takes two non-NULL text arguments.

@@ -69,6 +69,7 @@ mod sql {
     statement!(ROUNDS_LEFT, "rounds_left.sql");
     statement!(GAME_DESK, "game_desk.sql");
     statement!(PUBLICATION, "publication.sql");
+    statement!(RECEIPT, "receipt.sql");
 }
 
 /// What a statement reads of the seats: who sits where, or that and their client seeds too.
@@ -777,6 +778,17 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         let published = published.first();
         Self::refuse_pending(desk_id, published.required("pending"));
         published.required("publication")
+    }
+
+    /// A game's receipt as stored (receipt.sql), with whether it was dealt in provably fair
+    /// mode; none for a game the caller cannot see.
+    pub fn receipt(&mut self, game_id: i64) -> Option<(bool, pgrx::JsonB)> {
+        let game = self.read(sql::RECEIPT, &[game_id.into()]);
+        if game.is_empty() {
+            return None;
+        }
+        let row = game.first();
+        Some((row.required("fair"), row.required("receipt")))
     }
 
     /// A game's desk and whether it was dealt in provably fair mode; none for no such game.

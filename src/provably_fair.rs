@@ -570,6 +570,28 @@ fn fair_publication(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> pgrx::Jso
     with_desks(fcinfo, |desks| desks.publication(desk_id))
 }
 
+/// The receipt of a stored provably fair game, as deal_cards notified it: read as the caller,
+/// so a game dealt by a transaction that has not committed is not there for a role other than
+/// the tables' owner (P0002, as for a game that does not exist).
+#[pg_extern(stable, strict, parallel_unsafe)]
+fn fair_receipt(game_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> pgrx::JsonB {
+    let (is_fair, receipt) =
+        with_desks(fcinfo, |desks| desks.receipt(game_id)).unwrap_or_else(|| no_game(game_id));
+    if !is_fair {
+        raise(Error::invalid(format!(
+            "game {game_id} was not dealt in provably fair mode: it has no receipt"
+        )));
+    }
+    receipt
+}
+
+fn no_game(game_id: i64) -> ! {
+    raise(Error::new(
+        ErrorKind::NotFound,
+        format!("game {game_id} does not exist"),
+    ))
+}
+
 /// Verifies one stored game: its deal recomputes from the revealed seed, its client seeds and
 /// nonce, and its link in the desk's chain holds.
 // The row type is spelled out: pgrx reads the column names from it.
@@ -589,12 +611,7 @@ fn fair_verify_game(
     ),
 > {
     let checked = with_desks(fcinfo, |desks| {
-        let (desk_id, is_fair) = desks.game_desk(game_id).unwrap_or_else(|| {
-            raise(Error::new(
-                ErrorKind::NotFound,
-                format!("game {game_id} does not exist"),
-            ))
-        });
+        let (desk_id, is_fair) = desks.game_desk(game_id).unwrap_or_else(|| no_game(game_id));
         if !is_fair {
             raise(Error::invalid(format!(
                 "game {game_id} was not dealt in provably fair mode: there is nothing to verify"

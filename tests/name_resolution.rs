@@ -78,6 +78,13 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         .unwrap_or_else(|e| panic!("fair_verify_game failed: {e:?}"))
         .get(0);
     assert!(verified, "game {game} does not verify");
+    let receipt: String = caller
+        .query_one("SELECT fair_receipt($1)::text", &[&game])
+        .unwrap_or_else(|e| panic!("fair_receipt failed: {e:?}"))
+        .get(0);
+    let receipt: serde_json::Value = serde_json::from_str(&receipt).unwrap();
+    assert_eq!(receipt["game"], game, "{receipt}");
+    assert!(receipt["chain_hash"].is_string(), "{receipt}");
     fair_game(caller);
     for call in [
         "SELECT * FROM fair_reveal($1)",

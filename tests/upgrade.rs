@@ -395,7 +395,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 61] = [
+    let calls: [(&str, &str); 62] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -437,6 +437,11 @@ fn every_function_works(client: &mut Client, queue: i64) {
         (
             "fair_verify_game",
             "SELECT verified FROM fair_verify_game((SELECT max(game_id) FROM game WHERE chain_hash IS NOT NULL))",
+        ),
+        // Since 0.7.0: a stored game's receipt, with what deal_cards no longer returns.
+        (
+            "fair_receipt",
+            "SELECT fair_receipt((SELECT max(game_id) FROM game WHERE chain_hash IS NOT NULL)) ?& ARRAY['leader', 'chain_hash']",
         ),
         ("fair_mode_off", fair_mode_off),
         ("fair_deal", "SELECT leader BETWEEN 1 AND 3 FROM fair_deal(sha256('x'), '{a,b,c}', 0)"),
@@ -555,12 +560,18 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
                 },
                 "SELECT set_client_seed(4, 2, 'Zoë')",
                 "SELECT deal_cards(4)",
-                "SELECT deal_cards(4)",
             ] {
                 client
                     .batch_execute(call)
                     .unwrap_or_else(|e| panic!("{call} (from {release}): {e:?}"));
             }
+            // On the tables of a release before 0.7.0, whose rows a deal's own transaction
+            // reads, the result is the whole receipt.
+            let whole: bool = one(
+                &mut client,
+                "SELECT deal_cards(4) ?& ARRAY['leader', 'chain_hash']",
+            );
+            assert!(whole, "from {release}");
         }
         let seeds = |c: &mut Client| -> Vec<String> {
             if fair {
@@ -619,8 +630,24 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         if fair {
             // Desk 4 deals on under the commitment it had, with the seeds it had, and every game
             // of it verifies.
-            let nonce: i64 = one(&mut client, "SELECT (deal_cards(4) ->> 'nonce')::bigint");
-            assert_eq!(nonce, 2, "from {release}");
+            // Updated, it returns what does not depend on the shuffle; the receipt, once the
+            // deal has committed, adds the first bidder and the chain hash.
+            let dealt: String = one(&mut client, "SELECT deal_cards(4)::text");
+            let value: serde_json::Value = serde_json::from_str(&dealt).unwrap();
+            assert_eq!(value["nonce"], 2, "from {release}: {dealt}");
+            assert!(
+                value.get("leader").is_none() && value.get("chain_hash").is_none(),
+                "from {release}: {dealt}"
+            );
+            let receipt_adds: bool = one(
+                &mut client,
+                &format!(
+                    "SELECT r - 'leader' - 'chain_hash' = '{dealt}'::jsonb AND r ?& ARRAY['leader', 'chain_hash']
+                       FROM fair_receipt({}) r",
+                    value["game"]
+                ),
+            );
+            assert!(receipt_adds, "from {release}: {dealt}");
             let seeds: String = one(
                 &mut client,
                 "SELECT client_seeds::text FROM game WHERE desk_id = 4 ORDER BY game_id DESC LIMIT 1",

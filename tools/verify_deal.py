@@ -17,8 +17,9 @@ written out here).
 
   verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
                  [--json]
-      players' receipts (what deal_cards returned: desk, game, round, nonce, commitment,
-      chain_hash, players, client seeds) checked against the house's publication (what
+      players' receipts (what deal_cards notified, or fair_receipt(game) gives once the deal
+      has committed: desk, game, leader, round, nonce, commitment, chain_hash, players, client
+      seeds) checked against the house's publication (what
       fair_publication(desk) returned). A receipt file holds one receipt, several one after
       another (one a line, as psql prints them), or lists of them ("-" reads stdin). Each
       receipt's checks, in order, up to the first that fails:
@@ -275,7 +276,8 @@ def print_deal(r, given):
 
 # --- receipts against the house's publication ---------------------------------------------------
 #
-# A receipt is what deal_cards returned for one game: {desk, game, leader, round, nonce,
+# A receipt is what deal_cards notified for one game (and fair_receipt(game) gives once the deal
+# has committed): {desk, game, leader, round, nonce,
 # commitment, chain_hash, players, client_seeds (hex of UTF-8)}. The publication is what
 # fair_publication(desk) returns: the desk's rounds with their rules and revealed seeds, and its
 # games in chain order with their records and chain hashes. A receipt's checks, in order:
@@ -624,7 +626,7 @@ def _one_of_each_key(pairs):
 
 def read_json_values(path):
     """The JSON values of a file (or of stdin for "-"): one, or several one after another (as
-    psql prints deal_cards results, one a line)."""
+    psql prints fair_receipt results, one a line)."""
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -652,7 +654,7 @@ def read_json_values(path):
 def receipts_main(argv):
     ap = argparse.ArgumentParser(
         prog="verify_deal.py receipts",
-        description="Check players' receipts (deal_cards results) against the house's "
+        description="Check players' receipts (deal_cards' notifications, or fair_receipt's) against the house's "
                     "publication (fair_publication(desk)).")
     ap.add_argument("--publication", required=True, metavar="PUB.json",
                     help="what fair_publication(desk) returned")

@@ -2,7 +2,7 @@
 for verify_page.py: each is a publication, receipts and the verdict every receipt must get.
 
 The real case is a desk the extension dealt at (scripts/test_browser.sh): its receipts are what
-deal_cards returned, its publication what fair_publication returned. Every tampered case is
+fair_receipt gave (and deal_cards notified), its publication what fair_publication returned. Every tampered case is
 built here from the real one, the way a house or a superuser could change it, with the chain
 relinked through tools/verify_deal.py's chain_hash where they could relink it; each names the
 check that must fail for each receipt it breaks. Golden cases come from
@@ -36,7 +36,7 @@ class Case:
 # --- publications -------------------------------------------------------------------------------
 
 def receipt_of(pub, game):
-    """What deal_cards returns for a published game."""
+    """The receipt of a published game, as deal_cards notifies it and fair_receipt gives it."""
     return {"desk": pub["desk"], "game": game["game"], "leader": game["leader"],
             "round": game["round"], "nonce": game["nonce"], "commitment": game["commitment"],
             "chain_hash": game["chain_hash"], "players": list(game["players"]),
@@ -93,7 +93,7 @@ def real_cases(pub, receipts):
             or 3 not in next(r for r in pub["rounds"] if r["round"] == first)["house_seats"]):
         raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
     if [receipt_of(pub, g) for g in games] != receipts:
-        raise ValueError("the receipts deal_cards returned are not the publication's games, in order")
+        raise ValueError("the receipts are not the publication's games, in order")
     base = baseline(pub, receipts)
     a = [g["game"] for g in by_round[first]]        # the first round's games
     b = [g["game"] for g in by_round[second]]

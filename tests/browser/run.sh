@@ -2,7 +2,7 @@
 # Checks verifier/index.html in headless chromium, and tools/verify_deal.py: the golden deals and
 # chains of tests/reference/fair_golden.json, the deals of each DEALS.json given (a list of
 # {server_seed, commitment, client_seeds, nonce, p1_cards, p2_cards, p3_cards, extra_cards,
-# leader}), and a desk's receipts (deal_cards results, one a line) against its publication
+# leader}), and a desk's receipts (fair_receipt's, one a line) against its publication
 # (fair_publication), as dealt and tampered with (tests/browser/verify_page.py says how).
 #   tests/browser/run.sh [--publication PUB.json --receipts RECEIPTS.jsonl [--notified N.jsonl]] [DEALS.json ...]
 set -euo pipefail

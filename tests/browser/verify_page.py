@@ -14,9 +14,9 @@ show another deal (the one tools/verify_deal.py computes), and for the server se
 that does not match. tools/verify_deal.py must agree with every stored deal too, and its --chain
 with every golden chain hash.
 
-Receipts against a publication: RECEIPTS.jsonl holds what deal_cards returned at a desk, one a
-line (NOTIFIED.jsonl what it notified, which must be the same), PUB.json what fair_publication
-returned after. The page and `verify_deal.py receipts` must give every receipt the verdict
+Receipts against a publication: RECEIPTS.jsonl holds the receipts of a desk's games as
+fair_receipt gives them once dealt, one a line (NOTIFIED.jsonl what deal_cards notified, which
+must be the same), PUB.json what fair_publication returned after. The page and `verify_deal.py receipts` must give every receipt the verdict
 tests/browser/receipt_cases.py says: "verified" for a revealed round's, "not revealed yet" for
 the round in force's, and for each kind of tampering (receipts changed; games changed, removed,
 inserted or given to other players with the chain relinked; a wrong server seed; a house seat
@@ -443,7 +443,7 @@ def check_network(d, page_url):
 # --- receipts against a publication ------------------------------------------------------------
 
 def receipts_text(receipts, k):
-    """Receipts as a player pastes or saves them: one a line (as psql prints deal_cards results),
+    """Receipts as a player pastes or saves them: one a line (as psql prints fair_receipt's),
     or as a JSON list, by turns."""
     if k % 2 == 0:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in receipts)
@@ -603,7 +603,7 @@ def main():
     start = time.time()
     ap = argparse.ArgumentParser(description="Checks the verifier page and tools/verify_deal.py.")
     ap.add_argument("--publication", help="a desk's fair_publication")
-    ap.add_argument("--receipts", help="the desk's deal_cards results, one a line")
+    ap.add_argument("--receipts", help="the desk's receipts (fair_receipt's), one a line")
     ap.add_argument("--notified", help="the desk's notifications' payloads, one a line")
     ap.add_argument("deals", nargs="*", help="files of revealed deals")
     a = ap.parse_args()
@@ -626,7 +626,7 @@ def main():
                 pub = json.load(f)
             receipts = load_receipts(a.receipts)
             if a.notified and load_receipts(a.notified) != receipts:
-                fail("the notifications of the deals are not the receipts deal_cards returned")
+                fail("the notifications of the deals are not the receipts fair_receipt gives")
             try:
                 real = receipt_cases.real_cases(pub, receipts)
             except ValueError as e:

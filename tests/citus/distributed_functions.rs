@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 9] = [
+const NOT_DISTRIBUTED: [(&str, &str); 10] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -33,6 +33,11 @@ const NOT_DISTRIBUTED: [(&str, &str); 9] = [
     (
         "fair_verify_game",
         "by a game id, which does not name the desk: it runs on the coordinator, which asks the \
+         desks' shards for the game",
+    ),
+    (
+        "fair_receipt",
+        "by a game id, as for fair_verify_game: it runs on the coordinator, which asks the \
          desks' shards for the game",
     ),
     (

@@ -29,7 +29,21 @@ fn provably_fair_desks_verify_on_the_cluster() {
             let value: serde_json::Value = serde_json::from_str(&d.json).unwrap();
             assert_eq!(value["nonce"], n as i64, "{}", d.json);
             assert!(value["commitment"].is_string(), "{}", d.json);
+            assert!(value.get("leader").is_none() && value.get("chain_hash").is_none());
             assert_eq!(range_of(d.game), node.group);
+            // The committed deal's receipt, read from the desk's worker: the result, and the
+            // first bidder and chain hash as stored.
+            let whole: bool = c
+                .query_one(
+                    "SELECT r - 'leader' - 'chain_hash' = $2::text::jsonb
+                            AND (r ->> 'leader')::int2 = g.leader
+                            AND r ->> 'chain_hash' = encode(g.chain_hash, 'hex')
+                       FROM fair_receipt($1) r, game g WHERE g.game_id = $1",
+                    &[&d.game, &d.json],
+                )
+                .unwrap()
+                .get(0);
+            assert!(whole, "game {}", d.game);
         }
         // The reveal returns the round, not its seed; once it has committed, the view shows the
         // seed, on the worker that holds the desk as anywhere.
@@ -169,13 +183,13 @@ fn undone_reveals_and_deals_hold_on_the_cluster() {
             c.batch_execute(undo).unwrap();
             assert_eq!(hidden(&mut c), (true, 1), "desk {desk} after {undo}");
         }
+        // The deal's chain hash, as its receipt gives it to the superuser in the dealing
+        // transaction.
         let chain_hash = |c: &mut postgres::Client| -> String {
-            let json: String = c
-                .query_one("SELECT deal_cards($1)::text", &[&desk])
+            let game = deal(c, desk).game;
+            c.query_one("SELECT fair_receipt($1) ->> 'chain_hash'", &[&game])
                 .unwrap()
-                .get(0);
-            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-            value["chain_hash"].as_str().unwrap().to_string()
+                .get(0)
         };
         c.batch_execute("BEGIN").unwrap();
         let first = chain_hash(&mut c);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use postgres::error::SqlState;
 
 use crate::desks::{
-    all_verified, database_with_extension, deal, mode_on_without_seeds, parse_fair_deal, seat,
+    all_verified, database_with_extension, deal, mode_on_without_seeds, parse_dealt, seat,
 };
 use crate::grants::create_game_server_role;
 use crate::server;
@@ -60,7 +60,7 @@ fn concurrent_deals_seeds_and_reveals_keep_every_nonce_once() {
                 (0..DEALS_EACH)
                     .map(|_| {
                         let desk = DESKS[rng.below(DESKS.len())];
-                        let dealt = parse_fair_deal(&deal(&mut client, desk));
+                        let dealt = parse_dealt(&deal(&mut client, desk));
                         assert_eq!(dealt.0, desk);
                         dealt
                     })

@@ -64,32 +64,41 @@ pub fn seat(client: &mut Client, desk: i32, seats: &[i16]) {
     }
 }
 
-/// What deal_cards returned at a fair desk, the players' receipt: (desk, game, commitment hex,
-/// nonce), after checking it has exactly the receipt's fields.
-pub fn parse_fair_deal(json: &str) -> (i32, i64, String, i64) {
+/// The fields of what deal_cards returns at a fair desk: what does not depend on the shuffle.
+pub const DEALT_KEYS: [&str; 7] = [
+    "client_seeds",
+    "commitment",
+    "desk",
+    "game",
+    "nonce",
+    "players",
+    "round",
+];
+
+/// The fields of a fair deal's receipt: the notification's, and fair_receipt's.
+pub const RECEIPT_KEYS: [&str; 9] = [
+    "chain_hash",
+    "client_seeds",
+    "commitment",
+    "desk",
+    "game",
+    "leader",
+    "nonce",
+    "players",
+    "round",
+];
+
+/// (desk, game, commitment hex, nonce) of a JSON object, after checking it has exactly `keys`.
+fn parse_with(json: &str, keys: &[&str]) -> (i32, i64, String, i64) {
     let value: serde_json::Value = serde_json::from_str(json).unwrap();
-    let mut keys: Vec<&str> = value
+    let mut found: Vec<&str> = value
         .as_object()
         .unwrap()
         .keys()
         .map(|k| k.as_str())
         .collect();
-    keys.sort();
-    assert_eq!(
-        keys,
-        [
-            "chain_hash",
-            "client_seeds",
-            "commitment",
-            "desk",
-            "game",
-            "leader",
-            "nonce",
-            "players",
-            "round"
-        ],
-        "{json}"
-    );
+    found.sort();
+    assert_eq!(found, keys, "{json}");
     (
         value["desk"].as_i64().unwrap() as i32,
         value["game"].as_i64().unwrap(),
@@ -98,11 +107,78 @@ pub fn parse_fair_deal(json: &str) -> (i32, i64, String, i64) {
     )
 }
 
+/// What deal_cards returned at a fair desk: (desk, game, commitment hex, nonce), after checking
+/// it has exactly the fields that do not depend on the shuffle.
+pub fn parse_dealt(json: &str) -> (i32, i64, String, i64) {
+    parse_with(json, &DEALT_KEYS)
+}
+
+/// A fair deal's receipt (its notification, or fair_receipt's): (desk, game, commitment hex,
+/// nonce), after checking it has exactly the receipt's fields.
+pub fn parse_receipt(json: &str) -> (i32, i64, String, i64) {
+    parse_with(json, &RECEIPT_KEYS)
+}
+
+/// What deal_cards returns, as text.
 pub fn deal(client: &mut Client, desk: i32) -> String {
     client
         .query_one("SELECT deal_cards($1)::text", &[&desk])
         .unwrap_or_else(|e| panic!("deal_cards({desk}): {e}"))
         .get(0)
+}
+
+/// A stored fair game's receipt, as text.
+pub fn receipt(client: &mut Client, game: i64) -> String {
+    client
+        .query_one("SELECT fair_receipt($1)::text", &[&game])
+        .unwrap_or_else(|e| panic!("fair_receipt({game}): {e}"))
+        .get(0)
+}
+
+/// Deals at a fair desk in a transaction of its own, then reads the receipt of the committed
+/// deal, as a game server relays it: (what deal_cards returned, the receipt).
+pub fn deal_receipt(client: &mut Client, desk: i32) -> (String, String) {
+    let dealt = deal(client, desk);
+    let (_, game, ..) = parse_dealt(&dealt);
+    let kept = receipt(client, game);
+    parse_receipt(&kept);
+    assert_eq!(
+        without_shuffled(&kept),
+        dealt,
+        "the receipt adds to the result"
+    );
+    (dealt, kept)
+}
+
+/// A receipt without its first bidder and chain hash, as jsonb prints it: what deal_cards
+/// returned.
+pub fn without_shuffled(receipt: &str) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(receipt).unwrap();
+    let object = value.as_object_mut().unwrap();
+    object.remove("leader");
+    object.remove("chain_hash");
+    jsonb_text(&value)
+}
+
+/// A JSON value as jsonb prints it: object keys shorter first, then byte by byte; `", "`
+/// between items and `": "` after keys.
+pub fn jsonb_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(jsonb_text).collect();
+            format!("[{}]", items.join(", "))
+        }
+        serde_json::Value::Object(fields) => {
+            let mut fields: Vec<(&String, &serde_json::Value)> = fields.iter().collect();
+            fields.sort_by(|a, b| (a.0.len(), a.0).cmp(&(b.0.len(), b.0)));
+            let fields: Vec<String> = fields
+                .into_iter()
+                .map(|(k, v)| format!("{}: {}", serde_json::Value::from(k.as_str()), jsonb_text(v)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Cards and first bidder: p1, p2, p3, extra, leader.

@@ -2,7 +2,7 @@
 
 use crate::desks::{
     all_verified, all_verified_or_pending, assert_games_recompute, database_with_extension, deal,
-    hex, parse_fair_deal, seat, shown_seed,
+    hex, parse_dealt, seat, shown_seed,
 };
 use crate::server;
 
@@ -64,11 +64,11 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
 
     // Dealing goes on under the same commitment with the next nonce and the same client seeds,
     // and the reveal shows the same seed.
-    let receipt = deal(&mut copy, DESK);
-    let (_, game, commitment, nonce) = parse_fair_deal(&receipt);
+    let result = deal(&mut copy, DESK);
+    let (_, game, commitment, nonce) = parse_dealt(&result);
     assert_eq!(commitment, hex(&in_force));
     assert_eq!(nonce, 2);
-    let seeds: serde_json::Value = serde_json::from_str(&receipt).unwrap();
+    let seeds: serde_json::Value = serde_json::from_str(&result).unwrap();
     assert_eq!(
         seeds["client_seeds"],
         serde_json::json!(["", hex("牌".as_bytes()), ""])
@@ -90,7 +90,7 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
     all.push(game);
     assert_eq!(all_verified(&mut copy, DESK), all);
     // The next commitment starts at nonce 0.
-    assert_eq!(parse_fair_deal(&deal(&mut copy, DESK)).3, 0);
+    assert_eq!(parse_dealt(&deal(&mut copy, DESK)).3, 0);
     drop(copy);
     original
         .batch_execute(&format!("DROP DATABASE {into} WITH (FORCE)"))

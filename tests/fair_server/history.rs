@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use postgres::error::SqlState;
 use postgres::Client;
 
-use crate::desks::{error_code, hex, parse_fair_deal, verify_desk};
+use crate::desks::{error_code, hex, parse_dealt, verify_desk};
 use crate::secrecy::FairDesks;
 use dealcards_core::fair::{self, Recorded, CHAIN_START};
 
@@ -19,7 +19,7 @@ fn the_game_server_may_not_change_a_past_game_the_chain_or_a_seed() {
         dealt,
         ..
     } = FairDesks::new("dealcards_fair_history", "dealcards_fair_history_server");
-    let game = parse_fair_deal(&dealt[0].1).1;
+    let game = parse_dealt(&dealt[0].1).1;
     for sql in [
         format!("UPDATE game SET p1_cards = p2_cards, p2_cards = p1_cards WHERE game_id = {game}"),
         format!("UPDATE game SET client_seeds[1] = 'x' WHERE game_id = {game}"),
@@ -152,7 +152,7 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
     let FairDesks {
         mut admin,
         mut game_server,
-        dealt,
+        receipts,
         secrets,
         ..
     } = FairDesks::new("dealcards_fair_rewrite", "dealcards_fair_rewrite_server");
@@ -162,9 +162,10 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
     game_server
         .batch_execute("SELECT set_client_seed(1, 1, 'x'); SELECT set_client_seed(1, 2, 'y');")
         .unwrap();
-    let last = crate::desks::deal(&mut game_server, 1);
-    // The receipts desk 1's players kept: what deal_cards returned.
-    let receipts: BTreeMap<i64, String> = dealt
+    let (_, last) = crate::desks::deal_receipt(&mut game_server, 1);
+    // The receipts desk 1's players kept: what the game server relayed once each deal had
+    // committed.
+    let receipts: BTreeMap<i64, String> = receipts
         .iter()
         .filter(|(desk, _)| *desk == 1)
         .map(|(_, json)| json.clone())

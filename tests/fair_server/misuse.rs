@@ -3,7 +3,7 @@
 use postgres::error::SqlState;
 use postgres::Client;
 
-use crate::desks::{database_with_extension, deal, error_code, parse_fair_deal, seat};
+use crate::desks::{database_with_extension, deal, error_code, parse_dealt, seat};
 
 /// What a deal writes at desk 2: its nonce, current game and chain head, and its games, bids
 /// and notes.
@@ -107,6 +107,10 @@ fn misuse_gets_its_sqlstate() {
         "{outside}"
     );
     let plain = outside["game"].as_i64().unwrap();
+    assert!(
+        (1..=3).contains(&outside["leader"].as_i64().unwrap()),
+        "{outside}"
+    );
     assert_eq!(
         error_code(
             &mut client,
@@ -114,7 +118,19 @@ fn misuse_gets_its_sqlstate() {
         ),
         invalid
     );
-    let (_, fair, _, _) = parse_fair_deal(&deal(&mut client, 1));
+    // Nor a receipt; a game that does not exist has none either.
+    assert_eq!(
+        error_code(&mut client, &format!("SELECT fair_receipt({plain})")),
+        invalid
+    );
+    assert_eq!(
+        error_code(
+            &mut client,
+            &format!("SELECT fair_receipt({})", plain + 1000)
+        ),
+        not_found
+    );
+    let (_, fair, _, _) = parse_dealt(&deal(&mut client, 1));
     assert_eq!(
         error_code(
             &mut client,
@@ -160,5 +176,5 @@ fn misuse_gets_its_sqlstate() {
     client
         .batch_execute("INSERT INTO desk_player VALUES (2, 2, 22)")
         .unwrap();
-    assert_eq!(parse_fair_deal(&deal(&mut client, 2)).3, 0);
+    assert_eq!(parse_dealt(&deal(&mut client, 2)).3, 0);
 }

@@ -106,6 +106,7 @@ fn read_everything(client: &mut Client, game: i64) -> Vec<(String, String)> {
     .map(String::from)
     .to_vec();
     reads.push(format!("SELECT * FROM fair_verify_game({game})"));
+    reads.push(format!("SELECT fair_receipt({game})"));
     for seat in 1..=3 {
         reads.push(format!(
             "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT * FROM game WHERE game_id = {game} AND leader = {seat}"
@@ -220,6 +221,15 @@ fn a_preview_shows_the_game_server_nothing_of_the_deal() {
         assert!(
             refused.iter().all(|(_, text)| text.contains("E55000")),
             "{refused:#?}"
+        );
+        // Its receipt is not there for the role until the deal commits: as for no such game.
+        let receipt: Vec<&(String, String)> = read
+            .iter()
+            .filter(|(sql, _)| sql.contains("fair_receipt"))
+            .collect();
+        assert!(
+            receipt.len() == 1 && receipt[0].1.contains("P0002"),
+            "{receipt:#?}"
         );
         if savepoint {
             game_server

@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use postgres::Client;
 
 use crate::desks::{
-    all_verified, database_with_extension, deal, fair_deal, hex, parse_fair_deal, seat, Cards,
-    Verified,
+    all_verified, database_with_extension, deal, fair_deal, hex, parse_dealt, seat, Cards, Verified,
 };
 
 #[test]
@@ -52,7 +51,7 @@ fn every_game_recomputes_and_a_changed_one_fails() {
                     .unwrap();
             }
         }
-        let (desk, game, commitment, nonce) = parse_fair_deal(&deal(&mut client, DESK));
+        let (desk, game, commitment, nonce) = parse_dealt(&deal(&mut client, DESK));
         assert_eq!(desk, DESK);
         assert_eq!(commitment, hex(&commitments[round]));
         assert_eq!(nonce, (i % 7) as i64);

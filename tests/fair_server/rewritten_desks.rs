@@ -5,7 +5,7 @@ use postgres::error::SqlState;
 use postgres::Client;
 
 use crate::desks::{
-    database_with_extension, deal, error_code, hex, mode_on_without_seeds, parse_fair_deal, seat,
+    database_with_extension, deal, error_code, hex, mode_on_without_seeds, parse_dealt, seat,
 };
 use crate::server;
 
@@ -25,8 +25,8 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
     // This connection keeps both desks' round 1 seeds; a round 2 of desk 2's was committed to
     // and rolled back (a deal under it in its own transaction is refused: it could be undone).
     let mut cached = server::connect_as(db, &user);
-    parse_fair_deal(&deal(&mut cached, 1));
-    parse_fair_deal(&deal(&mut cached, 2));
+    parse_dealt(&deal(&mut cached, 1));
+    parse_dealt(&deal(&mut cached, 2));
     cached.batch_execute("BEGIN").unwrap();
     let rolled_back: Vec<u8> = cached
         .query_one("SELECT next_commitment FROM fair_reveal(2)", &[])
@@ -103,7 +103,7 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
     assert_eq!(games(&mut admin), before, "a rewritten desk was dealt at");
     // The desks deal on, each under its own unrevealed round, and every game verifies.
     for desk in [1, 2] {
-        parse_fair_deal(&deal(&mut cached, desk));
+        parse_dealt(&deal(&mut cached, desk));
     }
     let failed: i64 = admin
         .query_one(

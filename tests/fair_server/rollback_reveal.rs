@@ -6,7 +6,7 @@
 
 use postgres::Client;
 
-use crate::desks::{hex, parse_fair_deal, shown_seed};
+use crate::desks::{hex, parse_dealt, shown_seed};
 use crate::secrecy::{FairDesks, Received};
 
 /// Everything the role can read about desk 1's rounds, recorded: the view, what the house
@@ -205,7 +205,7 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
         received.add(format!("NOTIFY {channel}"), payload);
     }
     received.assert_none_of(&secrets);
-    let (_, _, commitment, _) = parse_fair_deal(&crate::desks::deal(&mut game_server, 1));
+    let (_, _, commitment, _) = parse_dealt(&crate::desks::deal(&mut game_server, 1));
     let committed: Vec<u8> = admin
         .query_one(
             "SELECT commitment FROM fair_seed WHERE desk_id = 1 AND round = 1",

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use postgres::error::SqlState;
 use postgres::{Client, NoTls};
 
-use crate::desks::{database_with_extension, deal, hex, parse_fair_deal, seat};
+use crate::desks::{database_with_extension, deal_receipt, hex, parse_dealt, seat};
 use crate::grants::create_game_server_role;
 use crate::server;
 
@@ -144,7 +144,7 @@ pub fn pg_dump_as(db: &str, user: &str, extra: &[&str]) -> (bool, String, String
 /// A new database `db` with two desks in provably fair mode, set up by a game server's role
 /// `role` (holding [`crate::grants::GAME_SERVER_GRANTS`]): it seats three players at each (seat 3
 /// of desk 1 the house's), players set client seeds, and it deals six games at desk 1 and four
-/// at desk 2, a listener of the role
+/// at desk 2 (reading each one's receipt after it committed), a listener of the role
 /// hearing both desks' channels. What the role received so far is in `received`; the seeds
 /// behind the two commitments, which only the extension's owner can read, in `secrets`.
 pub struct FairDesks {
@@ -161,6 +161,8 @@ pub struct FairDesks {
     pub secrets: Vec<Secret>,
     /// (desk, what deal_cards returned), in the order dealt.
     pub dealt: Vec<(i32, String)>,
+    /// (desk, the receipt fair_receipt gave once the deal had committed), in the order dealt.
+    pub receipts: Vec<(i32, String)>,
     pub next_nonce: BTreeMap<i32, i64>,
 }
 
@@ -219,15 +221,21 @@ impl FairDesks {
                 ),
             );
         }
-        let mut dealt = Vec::new();
+        // Each deal commits on its own; the game server then reads its receipt to relay.
+        let (mut dealt, mut receipts) = (Vec::new(), Vec::new());
         for desk in [1, 1, 1, 2, 1, 2, 2, 1, 2, 1] {
-            let json = deal(&mut game_server, desk);
+            let (json, receipt) = deal_receipt(&mut game_server, desk);
             received.add(format!("deal_cards({desk})"), json.clone());
+            received.add(
+                format!("fair_receipt of a game of desk {desk}"),
+                receipt.clone(),
+            );
             dealt.push((desk, json));
+            receipts.push((desk, receipt));
         }
         let mut next_nonce = BTreeMap::from([(1, 0), (2, 0)]);
         for (desk, json) in &dealt {
-            let (d, _, commitment, nonce) = parse_fair_deal(json);
+            let (d, _, commitment, nonce) = parse_dealt(json);
             assert_eq!(d, *desk);
             assert_eq!(commitment, hex(&commitments[desk]));
             assert_eq!(nonce, next_nonce[desk]);
@@ -244,6 +252,7 @@ impl FairDesks {
             commitments,
             secrets,
             dealt,
+            receipts,
             next_nonce,
         }
     }

@@ -5,7 +5,7 @@
 use postgres::error::SqlState;
 
 use crate::desks::{
-    database_with_extension, deal, error_code, fair_deal, hex, parse_fair_deal, seat, set_seeds,
+    database_with_extension, deal, error_code, fair_deal, hex, parse_dealt, seat, set_seeds,
 };
 use crate::grants::create_game_server_role;
 use crate::server;
@@ -79,11 +79,11 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
               WHERE desk_id = 1 AND player_no = 3"
         ))
         .unwrap();
-    let receipt = deal(&mut game_server, 1);
-    parse_fair_deal(&receipt);
-    let receipt: serde_json::Value = serde_json::from_str(&receipt).unwrap();
+    let result = deal(&mut game_server, 1);
+    parse_dealt(&result);
+    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
     assert_eq!(
-        receipt["client_seeds"],
+        result["client_seeds"],
         serde_json::json!([hex(b"alice"), hex(b"bob"), ""])
     );
     let dealt = fair_deal(

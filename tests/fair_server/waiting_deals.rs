@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use postgres::Client;
 
-use crate::desks::{database_with_extension, deal, mode_on_without_seeds, parse_fair_deal, seat};
+use crate::desks::{database_with_extension, deal, mode_on_without_seeds, parse_dealt, seat};
 use crate::server;
 
 /// Desk 1 of a new database `db` in provably fair mode, seats 1 and 2 taken, and seat 3 too
@@ -25,7 +25,7 @@ fn deal_that_waited(
     let user = server::dsn_setting("user");
     let mut a = server::connect_as(db, &user);
     let mut b = server::connect_as(db, &user);
-    assert_eq!(parse_fair_deal(&deal(&mut b, 1)).3, 0);
+    assert_eq!(parse_dealt(&deal(&mut b, 1)).3, 0);
     if !third {
         admin
             .execute(
@@ -47,7 +47,7 @@ fn deal_that_waited(
     assert!(blocked, "{hold}: the deal did not wait for the desk");
     tx.batch_execute(change).unwrap();
     tx.commit().unwrap();
-    let dealt = parse_fair_deal(
+    let dealt = parse_dealt(
         &receiver
             .recv_timeout(Duration::from_secs(30))
             .expect("the deal that waited never finished"),

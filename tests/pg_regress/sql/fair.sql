@@ -76,11 +76,21 @@ SELECT set_client_seed(61, 1, 'alice');
 SELECT deal_cards(61);
 SELECT set_client_seed(61, 3, 'Zoë');
 CREATE TEMP TABLE dealt AS SELECT deal_cards(61) AS r FROM generate_series(1, 3);
--- The receipt: the round, its commitment, the nonce, the chain hash, the players and seeds.
+-- What a deal returns depends only on what was committed before it: the round, its commitment,
+-- the nonce, the players and seeds.
 SELECT r->>'commitment' = encode(first, 'hex') AS commitment_in_result, r->>'nonce' AS nonce,
-       r->>'round' AS round, r->'players' AS players, r->'client_seeds' AS client_seeds,
-       r->>'chain_hash' = (SELECT encode(chain_hash, 'hex') FROM game WHERE game_id = (r->>'game')::bigint) AS chain_hash
+       r->>'round' AS round, r->'players' AS players, r->'client_seeds' AS client_seeds
   FROM dealt, c ORDER BY (r->>'nonce')::int;
+SELECT DISTINCT (SELECT string_agg(k, ' ' ORDER BY k) FROM jsonb_object_keys(r) k) AS result_keys FROM dealt;
+-- The receipt, once the deal has committed: the result, the first bidder and the chain hash.
+SELECT receipt - 'leader' - 'chain_hash' = r AS adds_to_the_result,
+       (receipt->>'leader')::int = g.leader AS leader,
+       receipt->>'chain_hash' = encode(g.chain_hash, 'hex') AS chain_hash
+  FROM dealt, LATERAL fair_receipt((r->>'game')::bigint) receipt
+  JOIN game g ON g.game_id = (receipt->>'game')::bigint
+ ORDER BY g.fair_nonce;
+SELECT (SELECT string_agg(k, ' ' ORDER BY k) FROM jsonb_object_keys(fair_receipt(max(game_id))) k) AS receipt_keys
+  FROM game WHERE desk_id = 61;
 SELECT game_id IS NOT NULL AS fair_game, client_seeds, fair_nonce, octet_length(chain_hash) AS hash_bytes
   FROM game WHERE desk_id = 61 ORDER BY fair_nonce;
 SELECT (SELECT fair_chain_head FROM desk WHERE desk_id = 61)
@@ -137,14 +147,19 @@ SELECT round FROM fair_reveal(63);
 SELECT deal_cards(63);
 ROLLBACK;
 -- Undone and dealt again, a deal comes back the same: once plainly, once to a savepoint.
+-- (A superuser reads the deal in its own transaction: the tables' row security does not apply
+-- to it.)
 BEGIN;
-SELECT deal_cards(63)->>'chain_hash' AS first_try \gset
+SELECT deal_cards(63)->>'game' AS game \gset
+SELECT fair_receipt(:game)->>'chain_hash' AS first_try \gset
 ROLLBACK;
 BEGIN;
 SAVEPOINT s;
-SELECT deal_cards(63)->>'chain_hash' AS second_try \gset
+SELECT deal_cards(63)->>'game' AS game \gset
+SELECT fair_receipt(:game)->>'chain_hash' AS second_try \gset
 ROLLBACK TO s;
-SELECT deal_cards(63)->>'chain_hash' AS kept \gset
+SELECT deal_cards(63)->>'game' AS game \gset
+SELECT fair_receipt(:game)->>'chain_hash' AS kept \gset
 COMMIT;
 SELECT :'first_try' = :'second_try' AND :'second_try' = :'kept' AS the_same_deal,
        (SELECT encode(chain_hash, 'hex') FROM game WHERE desk_id = 63) = :'kept' AS recorded_once;
@@ -162,7 +177,7 @@ SELECT round, commitment = (SELECT next_commitment FROM revealed) AS revealed_on
 SELECT sha256(server_seed) = commitment AS seed_matches FROM fair_commitment WHERE desk_id = 61 AND round = 2;
 SELECT (SELECT count(*) FROM fair_mode_off(61)) AS already_off, fair_round IS NULL AND fair_commitment IS NULL AS off
   FROM desk WHERE desk_id = 61;
-SELECT deal_cards(61) ? 'commitment' AS fair_result;
+SELECT r ?| ARRAY['commitment', 'chain_hash'] AS fair_result, r ? 'leader' AS with_leader FROM deal_cards(61) r;
 SELECT count(*) AS games_without_proof FROM game WHERE desk_id = 61 AND fair_commitment IS NULL;
 -- A desk taken off its round by hand leaves the round without a reveal, and a desk with a
 -- commitment but no round deals nothing.
@@ -202,7 +217,9 @@ SELECT set_client_seed(62, 1, NULL);
 SELECT set_client_seed(NULL, 1, 'x');
 \set VERBOSITY default
 SELECT * FROM fair_verify_game(-1);
+SELECT fair_receipt(-1);
 \set VERBOSITY sqlstate
+SELECT fair_receipt((SELECT max(game_id) FROM game WHERE desk_id = 61 AND fair_commitment IS NULL));
 SELECT * FROM fair_verify_game((SELECT max(game_id) FROM game WHERE desk_id = 61));
 \set VERBOSITY default
 SELECT fair_mode_on(62) IS NOT NULL AS on_with_one_player;
