@@ -5,7 +5,9 @@
 # seeds change between rounds; player ids beyond 2^53 and below 0), each statement committing
 # on its own as deals take only what was committed before them. The receipts deal_cards
 # returned (and notified), the desk's fair_publication, and each revealed deal go to
-# tests/browser/run.sh, which also checks golden deals and publications, and tampered ones.
+# tests/browser/run.sh, which also checks golden deals and publications, and tampered ones,
+# and a player's own inputs (their id, for the games withheld from them, and the commitments
+# they were shown) with the receipts the deals notified.
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 eval "$("$ROOT/scripts/cluster.sh" env)"

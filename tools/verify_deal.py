@@ -62,6 +62,7 @@ import collections
 import hashlib
 import hmac
 import json
+import re
 import sys
 
 MASK32 = 0xFFFFFFFF
@@ -642,10 +643,9 @@ def parse_shown_commitments(values):
     for v in values:
         head, sep, tail = v.strip().partition(":")
         if sep:
-            try:
-                rnd = int(head.strip())
-            except ValueError:
+            if not re.fullmatch(r"-?[0-9]+", head.strip()):
                 raise BadInput("--commitment is ROUND:HEX or HEX, and %r is no round number" % head)
+            rnd = int(head.strip())
             if not -2**31 <= rnd < 2**31:
                 raise BadInput("--commitment: a round is a 32-bit integer, not %d" % rnd)
             hexpart = tail
@@ -776,7 +776,7 @@ def receipts_main(argv):
         player = None
         if a.player is not None:
             t = a.player.strip()
-            if not t.lstrip("-").isascii() or not t.lstrip("-").isdigit() or t.count("-") > 1:
+            if not re.fullmatch(r"-?[0-9]+", t):
                 raise BadInput("--player is your player id, an integer, not %r" % a.player)
             player = int(t)
             if not -2**63 <= player < 2**63:

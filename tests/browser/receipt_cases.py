@@ -309,6 +309,8 @@ def bad_player_inputs(pub):
         ("a player id beyond 64 bits", str(2**63), [], "player"),
         ("a shown commitment of 63 digits", "", [c[:63]], "commitment"),
         ("a shown commitment with no round before its colon", "", ["one:" + c], "round"),
+        ("a shown commitment of round +1", "", ["+1:" + c], "round"),
+        ("a player id with a plus sign", "+101", [], "player"),
         ("two commitments shown for every round", "", [c, other_hex(c)], "twice"),
         ("two commitments shown for one round", "", ["1:" + c, "1:" + other_hex(c)], "twice"),
     ]
