@@ -5,9 +5,7 @@
 # seeds change between rounds; player ids beyond 2^53 and below 0), each statement committing
 # on its own as deals take only what was committed before them. The receipts deal_cards
 # returned (and notified), the desk's fair_publication, and each revealed deal go to
-# tests/browser/run.sh, which also checks golden deals and publications, and tampered ones,
-# and a player's own inputs (their id, for the games withheld from them, and the commitments
-# they were shown) with the receipts the deals notified.
+# tests/browser/run.sh, which also checks golden deals and publications, and tampered ones.
 source "$(dirname "$0")/common.sh"
 cd "$ROOT"
 eval "$("$ROOT/scripts/cluster.sh" env)"
@@ -61,5 +59,7 @@ deals=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' 
 [ "$deals" = 5 ] || { echo "expected 5 revealed fair deals to check, got $deals" >&2; exit 1; }
 receipts=$(wc -l <"$out/receipts.jsonl")
 [ "$receipts" = 7 ] || { echo "expected 7 receipts, got $receipts" >&2; exit 1; }
+# run.sh also checks a player's own inputs (their id, for the games withheld from them, and the
+# commitments they were shown) with the receipts as the deals notified them.
 tests/browser/run.sh --publication "$out/publication.json" --receipts "$out/receipts.jsonl" \
   --notified "$out/notified.jsonl" "$out/deals.json"

@@ -16,7 +16,8 @@ written out here).
       2, 3 given, under protocol 2 (rounds committed since 0.5.0), else under protocol 1.
 
   verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
-                 [--player ID] [--commitment [ROUND:]HEX ...] [--json]
+                 [--player ID] [--commitment [ROUND:]HEX ...]
+                 [--json]
       players' receipts (what deal_cards returned: desk, game, round, nonce, commitment,
       chain_hash, players, client seeds) checked against the house's publication (what
       fair_publication(desk) returned). A receipt file holds one receipt, several one after
