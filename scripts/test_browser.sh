@@ -73,5 +73,7 @@ if results != shorn or any("leader" not in r or "chain_hash" not in r for r in r
 PY
 receipts=$(wc -l <"$out/receipts.jsonl")
 [ "$receipts" = 7 ] || { echo "expected 7 receipts, got $receipts" >&2; exit 1; }
+# run.sh also checks a player's own inputs (their id, for the games withheld from them, and the
+# commitments they were shown) with the receipts as the deals notified them.
 tests/browser/run.sh --publication "$out/publication.json" --receipts "$out/receipts.jsonl" \
   --notified "$out/notified.jsonl" "$out/deals.json"

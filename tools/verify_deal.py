@@ -16,6 +16,7 @@ written out here).
       2, 3 given, under protocol 2 (rounds committed since 0.5.0), else under protocol 1.
 
   verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
+                 [--player ID] [--commitment [ROUND:]HEX ...]
                  [--json]
       players' receipts (what deal_cards notified, or fair_receipt(game) gives once the deal
       has committed: desk, game, leader, round, nonce, commitment, chain_hash, players, client
@@ -28,6 +29,10 @@ written out here).
         record       its round, commitment, nonce, players, client seeds and first bidder are
                      the published game's
         seat         (--seat, --my-seed) its client seed of that seat is your seed's UTF-8
+        shown commitment
+                     (--commitment) its commitment is the one you were shown for its round
+                     before you gave your seed: --commitment ROUND:HEX once per round, or
+                     --commitment HEX for every round not named so
         house seats  each house seat of its round has the empty client seed
         chain        recomputed from 32 zero bytes along the published games (each under its
                      round's protocol), every published chain_hash up to its game is the
@@ -42,18 +47,24 @@ written out here).
       round's seed is not published yet) or "failed: CHECK: why". Then one line for the desk:
       whether the whole chain recomputes to chain_head, and every round but the newest whose
       seed is not published ("left without a reveal").
-      Exit status 0 when every receipt and the desk verify, 1 when anything failed, 2 on bad
-      input, 3 when nothing failed but some receipt's round is not revealed yet.
+      With --player ID (your player id), a line "withheld: game G (round R, nonce N), seat S"
+      for every published game that names you in a seat and whose receipt is not among those
+      given: a deal of yours the house did not relay (or "player ID: nothing withheld").
+      Exit status 0 when every receipt and the desk verify, 1 when anything failed or a game
+      was withheld, 2 on bad input, 3 when nothing failed but some receipt's round is not
+      revealed yet.
 
 Hex arguments may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no
 client seed as --client-seed '', and a client seed that starts with "-" as --client-seed=-seed
-(and --my-seed=-seed, --player=-42).
+or --client-seed -seed (the word after --client-seed, --my-seed or --player is its value,
+whatever it starts with; so --my-seed -x and --player -42 work too).
 """
 import argparse
 import collections
 import hashlib
 import hmac
 import json
+import re
 import sys
 
 MASK32 = 0xFFFFFFFF
@@ -282,7 +293,8 @@ def print_deal(r, given):
 # fair_publication(desk) returns: the desk's rounds with their rules and revealed seeds, and its
 # games in chain order with their records and chain hashes. A receipt's checks, in order:
 
-CHECKS = ["desk", "game", "record", "seat", "house seats", "chain", "nonce", "commitment", "deal"]
+CHECKS = ["desk", "game", "record", "seat", "shown commitment", "house seats", "chain", "nonce",
+          "commitment", "deal"]
 VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
 
 
@@ -474,9 +486,10 @@ def check_desk(pub, chain=None):
     }
 
 
-def check_receipt(pub, r, seat=None, my_seed=None, chain=None):
+def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
     """Every check of one receipt against the publication, in order, up to the first that fails:
-    {"result": verified | not revealed yet | failed, "check", "why", "checks": [...]}."""
+    {"result": verified | not revealed yet | failed, "check", "why", "checks": [...]}. shown is
+    what shown_commitments returns: the commitments the player was shown, by round."""
     chain = walk_chain(pub) if chain is None else chain
     done = []
     state = {"revealed": True}
@@ -521,6 +534,18 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None):
                 raise Failed("seat", "the receipt's client seed of seat %d is %s, not yours, %s"
                              % (seat, _seed_text(r["client_seeds"][seat - 1]), _seed_text(mine)))
             passed("seat", "seat %d has your client seed" % seat)
+
+        # shown commitment: the commitment the player was shown for this round, before they
+        # gave their seed, is the receipt's (a seed given under another commitment, one already
+        # revealed for one, is a seed the house could have known the deal of).
+        want = shown_commitment(shown, r["round"])
+        if want is not None:
+            if r["commitment"] != want:
+                raise Failed("shown commitment", "the receipt's commitment for round %d is %s, "
+                             "but you were shown %s before you gave your seed"
+                             % (r["round"], r["commitment"].hex(), want.hex()))
+            passed("shown commitment", "the commitment is the one you were shown for round %d"
+                   % r["round"])
 
         # house seats: a seat the house plays has the empty seed, fixed with the commitment.
         rnd = pub["rounds"].get(r["round"])
@@ -614,6 +639,81 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None):
             "check": None, "why": None, "checks": done}
 
 
+def parse_shown_commitments(values):
+    """--commitment values, each ROUND:HEX (the commitment shown for that round) or HEX (the one
+    shown for every round not named): {round: bytes, None: bytes}."""
+    shown = {}
+    for v in values:
+        head, sep, tail = v.strip().partition(":")
+        if sep:
+            if not re.fullmatch(r"-?[0-9]+", head.strip()):
+                raise BadInput("--commitment is ROUND:HEX or HEX, and %r is no round number" % head)
+            rnd = int(head.strip())
+            if not -2**31 <= rnd < 2**31:
+                raise BadInput("--commitment: a round is a 32-bit integer, not %d" % rnd)
+            hexpart = tail
+        else:
+            rnd, hexpart = None, head
+        c = parse_hex32(hexpart, "commitment you were shown" + ("" if rnd is None else " for round %d" % rnd))
+        if rnd in shown and shown[rnd] != c:
+            raise BadInput("--commitment names %s twice, with two commitments; give %s once"
+                           % ("the commitment of every round" if rnd is None else "round %d" % rnd,
+                              "HEX" if rnd is None else "ROUND:HEX"))
+        shown[rnd] = c
+    return shown
+
+
+def shown_commitment(shown, rnd):
+    """The commitment the player was shown for a round, or None when they gave none for it."""
+    if not shown:
+        return None
+    return shown.get(rnd, shown.get(None))
+
+
+def withheld_games(pub, player, receipts):
+    """Every published game that names the player in a seat and whose receipt (of this desk) is
+    not among those given: [{game, round, nonce, seats}] in chain order."""
+    held = {r["game"] for r in receipts if r["desk"] == pub["desk"]}
+    out = []
+    for g in pub["games"]:
+        seats = [k + 1 for k, p in enumerate(g["players"]) if p == player]
+        if seats and g["game"] not in held:
+            out.append({"game": g["game"], "round": g["round"], "nonce": g["nonce"], "seats": seats})
+    return out
+
+
+def withheld_line(w):
+    seats = w["seats"]
+    return "withheld: game %d (round %s, nonce %d), %s" % (
+        w["game"], "none" if w["round"] is None else w["round"], w["nonce"],
+        "seat %d" % seats[0] if len(seats) == 1
+        else "seats %s and %d" % (", ".join(map(str, seats[:-1])), seats[-1]))
+
+
+def games_naming(pub, player):
+    return sum(1 for g in pub["games"] if player in g["players"])
+
+
+# Options whose value is any text: the word after them is their value even when it starts
+# with "-" (a client seed "-x", a player -42), which argparse would take for an option.
+VALUE_OPTIONS = ("--client-seed", "--my-seed", "--player", "--commitment")
+
+
+def join_values(argv):
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--":
+            out += argv[i:]
+            break
+        if argv[i] in VALUE_OPTIONS and i + 1 < len(argv):
+            out.append(argv[i] + "=" + argv[i + 1])
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def _one_of_each_key(pairs):
     """A JSON object, refused when it names a key twice (which of the two would count?)."""
     obj = {}
@@ -661,14 +761,30 @@ def receipts_main(argv):
     ap.add_argument("receipts", nargs="+", metavar="RECEIPT.json",
                     help="a file of receipts: one, several one after another, or lists of them; - for stdin")
     ap.add_argument("--seat", type=int, choices=(1, 2, 3), help="your seat, with --my-seed")
-    ap.add_argument("--my-seed", metavar="TEXT", help="the client seed you set, as you typed it")
+    ap.add_argument("--my-seed", metavar="TEXT", help="the client seed you set, as you typed it "
+                    "(the word after --my-seed, even one starting with -)")
+    ap.add_argument("--player", metavar="ID",
+                    help="your player id: list every published game naming you whose receipt is "
+                         "not given (withheld)")
+    ap.add_argument("--commitment", action="append", default=[], metavar="[ROUND:]HEX",
+                    help="the commitment you were shown before you gave your seed: ROUND:HEX for "
+                         "that round (once per round), HEX for every round not named")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    a = ap.parse_args(argv)
+    a = ap.parse_args(join_values(argv))
     try:
         if (a.seat is None) != (a.my_seed is None):
             raise BadInput("--seat and --my-seed go together")
         if a.my_seed is not None:
             encode_client_seed(a.my_seed)
+        player = None
+        if a.player is not None:
+            t = a.player.strip()
+            if not re.fullmatch(r"-?[0-9]+", t):
+                raise BadInput("--player is your player id, an integer, not %r" % a.player)
+            player = int(t)
+            if not -2**63 <= player < 2**63:
+                raise BadInput("--player is a 64-bit integer, not %s" % t)
+        shown = parse_shown_commitments(a.commitment)
         pubs = read_json_values(a.publication)
         if len(pubs) != 1:
             raise BadInput("%s holds %d JSON values, not one publication" % (a.publication, len(pubs)))
@@ -684,18 +800,26 @@ def receipts_main(argv):
         print("verify_deal.py: %s" % e, file=sys.stderr)
         return 2
     chain = walk_chain(pub)
-    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain), receipt=label)
+    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown), receipt=label)
                for label, r in receipts]
     desk = check_desk(pub, chain)
+    withheld = None if player is None else withheld_games(pub, player, [r for _, r in receipts])
     outcomes = {x["result"] for x in results} | {desk["result"]}
-    status = 1 if FAILED in outcomes else 3 if NOT_REVEALED in outcomes else 0
+    status = 1 if FAILED in outcomes or withheld else 3 if NOT_REVEALED in outcomes else 0
     if a.json:
-        print(json.dumps({"receipts": results, "desk": desk, "exit": status}, ensure_ascii=False))
+        print(json.dumps({"receipts": results, "desk": desk, "player": player,
+                          "withheld": withheld, "exit": status}, ensure_ascii=False))
     else:
         for x in results:
             line = "%s: game %d (round %d, nonce %d): %s" % (x["receipt"], x["game"], x["round"],
                                                              x["nonce"], x["result"])
             print(line + (": %s: %s" % (x["check"], x["why"]) if x["check"] else ""))
+        if withheld is not None:
+            for w in withheld:
+                print(withheld_line(w))
+            if not withheld:
+                print("player %d: nothing withheld: a receipt was given for each of the %d "
+                      "published games that name you" % (player, games_naming(pub, player)))
         print(desk_line(desk, pub))
     return status
 
@@ -730,7 +854,7 @@ def main(argv=None):
     ap.add_argument("--player", action="append", default=[],
                     help="--chain: the player of seats 1, 2, 3 in this order (three times), for "
                          "protocol 2")
-    a = ap.parse_args(argv)
+    a = ap.parse_args(join_values(argv))
     try:
         nonce = parse_nonce(a.nonce)
         if len(a.client_seed) != 3:

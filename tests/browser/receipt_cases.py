@@ -22,15 +22,19 @@ VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
 class Case:
     """A publication, receipts, and per receipt (by position) the verdict (result, check) it
     must get; the desk line's result and the checks it must name. mine = (seat, seed) when the
-    player gives theirs."""
+    player gives theirs. player: the player id given, and withheld the games that must be listed
+    as withheld for them, each (game, round, nonce, seats); shown: the commitments the player
+    gives as shown to them, as they type them ("ROUND:HEX" or "HEX")."""
 
-    def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None):
+    def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None,
+                 player=None, withheld=None, shown=()):
         self.name, self.publication, self.receipts = name, publication, receipts
         self.verdicts, self.desk, self.mine = verdicts, desk, mine
+        self.player, self.withheld, self.shown = player, withheld, list(shown)
 
     def exit_status(self):
         results = {v[0] for v in self.verdicts} | {self.desk[0]}
-        return 1 if FAILED in results else 3 if NOT_REVEALED in results else 0
+        return 1 if FAILED in results or self.withheld else 3 if NOT_REVEALED in results else 0
 
 
 # --- publications -------------------------------------------------------------------------------
@@ -213,6 +217,103 @@ def real_cases(pub, receipts):
                                      if g["client_seeds"][1] != seat2.encode("utf-8").hex()}),
                       mine=(2, seat2)))
     return cases
+
+
+# --- the player's own tools: withheld games, the commitment they were shown ----------------------
+
+def player_cases(pub, notified):
+    """Cases of the checking player's id and the commitments they were shown, at the real desk
+    with the receipts as its deals notified them (the notification carries the whole receipt).
+    Seat 1 is player 101 throughout, seat 2 a 64-bit id from the second round on, seat 3 the
+    house's and then player -42 in the last round."""
+    games = pub["games"]
+    if [receipt_of(pub, g) for g in games] != notified:
+        raise ValueError("the receipts notified are not the publication's games, in order")
+    rounds = sorted(r["round"] for r in pub["rounds"])
+    first, second, last = rounds[0], rounds[1], rounds[-1]
+    by_round = {n: [g for g in games if g["round"] == n] for n in rounds}
+    commitment = {r["round"]: r["commitment"] for r in pub["rounds"]}
+    base = baseline(pub, notified)
+    one, big, neg = games[0]["players"][0], by_round[second][0]["players"][1], by_round[last][0]["players"][2]
+    if (not all(g["players"][0] == one for g in games) or big in games[0]["players"]
+            or any(neg in g["players"] for g in games if g["round"] != last)):
+        raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
+
+    def withheld(player, held):
+        return [(g["game"], g["round"], g["nonce"], [k + 1 for k, p in enumerate(g["players"]) if p == player])
+                for g in games if player in g["players"] and g["game"] not in held]
+
+    def subset(keep):
+        rs = [r for r in notified if keep(r)]
+        return rs, [v for r, v in zip(notified, base) if keep(r)], {r["game"] for r in rs}
+
+    cases = [Case("player %d with every receipt: nothing withheld" % one, pub, notified, base,
+                  player=one, withheld=[])]
+    dropped = {by_round[first][1]["game"], games[-1]["game"]}
+    rs, v, held = subset(lambda r: r["game"] not in dropped)
+    cases.append(Case("player %d without the receipts of two games: both withheld" % one, pub, rs, v,
+                      player=one, withheld=withheld(one, held)))
+    rs, v, held = subset(lambda r: r["round"] == last)
+    cases.append(Case("player %d (seat 2) with the last round's receipts only" % big, pub, rs, v,
+                      player=big, withheld=withheld(big, held)))
+    rs, v, held = subset(lambda r: r["round"] == first)
+    cases.append(Case("player %d with receipts of games that do not name them" % neg, pub, rs, v,
+                      player=neg, withheld=withheld(neg, held)))
+    cases.append(Case("player %d with every receipt" % neg, pub, notified, base, player=neg, withheld=[]))
+
+    # The commitments shown: the round's own pass; another one shown fails "shown commitment".
+    cases.append(Case("the commitment shown for each round", pub, notified, base,
+                      shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
+    v = [(FAILED, "shown commitment") if r["round"] == second else b for r, b in zip(notified, base)]
+    cases.append(Case("a receipt under another commitment than the one shown for its round", pub,
+                      notified, v, shown=["%d:%s" % (second, other_hex(commitment[second]))]))
+    v = [(FAILED, "shown commitment") if r["round"] != last else b for r, b in zip(notified, base)]
+    cases.append(Case("one commitment shown, for every round", pub, notified, v,
+                      shown=["\\x" + commitment[last].upper()]))
+    v = [(FAILED, "shown commitment") if r["round"] == first else b for r, b in zip(notified, base)]
+    cases.append(Case("a commitment shown for one round and another for the rest", pub, notified, v,
+                      shown=[commitment[second], "%d:%s" % (last, commitment[last]),
+                             "%d: %s" % (first, commitment[last])]))
+    # Both: a withheld game and a wrong commitment, and the seat check before the commitment's.
+    rs, v, held = subset(lambda r: r["game"] != games[0]["game"])
+    v = [(FAILED, "seat") if r["round"] != first else (FAILED, "shown commitment") for r in rs]
+    seed = bytes.fromhex(games[0]["client_seeds"][0]).decode("utf-8")
+    cases.append(Case("a withheld game, a wrong commitment shown and the seat", pub, rs, v,
+                      mine=(1, seed), player=one, withheld=withheld(one, held),
+                      shown=[other_hex(commitment[first])]))
+    return cases
+
+
+def dash_seed_case(pub):
+    """A game whose seat 1 gave the seed "-x" (a seed that looks like an option), dealt so from
+    its round's revealed seed with the chain relinked: its receipt verifies with that seat and
+    seed."""
+    p = copy.deepcopy(pub)
+    first = sorted(r["round"] for r in p["rounds"])[0]
+    at = next(i for i, g in enumerate(p["games"]) if g["round"] == first)
+    g = p["games"][at]
+    g["client_seeds"][0] = "-x".encode("utf-8").hex()
+    seed = bytes.fromhex(next(r for r in p["rounds"] if r["round"] == first)["server_seed"])
+    d = verify_deal.verify(seed, [bytes.fromhex(s) for s in g["client_seeds"]], g["nonce"])
+    g["cards"] = [d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"]]
+    g["leader"] = d["leader"]
+    relink(p, at)
+    return Case("a seat whose seed starts with -", p, [receipt_of(p, g)], [(VERIFIED, None)], mine=(1, "-x"))
+
+
+def bad_player_inputs(pub):
+    """(name, player id typed, commitments shown typed, words the error must hold)."""
+    c = pub["rounds"][0]["commitment"]
+    return [
+        ("a player id that is no integer", "10l", [], "player"),
+        ("a player id beyond 64 bits", str(2**63), [], "player"),
+        ("a shown commitment of 63 digits", "", [c[:63]], "commitment"),
+        ("a shown commitment with no round before its colon", "", ["one:" + c], "round"),
+        ("a shown commitment of round +1", "", ["+1:" + c], "round"),
+        ("a player id with a plus sign", "+101", [], "player"),
+        ("two commitments shown for every round", "", [c, other_hex(c)], "twice"),
+        ("two commitments shown for one round", "", ["1:" + c, "1:" + other_hex(c)], "twice"),
+    ]
 
 
 # --- golden publications ------------------------------------------------------------------------

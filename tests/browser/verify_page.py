@@ -25,6 +25,15 @@ with a seed; a round left without a reveal; a repeated nonce; cards the seeds do
 tests/reference/fair_golden.json's chain hashes (protocols 1 and 2) must verify; input that is
 no publication or receipt must be refused with a clear message (exit status 2).
 
+The player's own inputs, with the receipts as the deals notified them: given a player id, both
+must list as withheld exactly the published games naming that player whose receipts were not
+given (none when all were; exit status 1 when any), and given the commitments the player was
+shown (ROUND:HEX, or HEX for every round), fail "shown commitment" for a receipt under another;
+the page must show a summary of the verdicts and each published game's hands as cards (rank and
+suit, jokers by name, in Dou Dizhu order, the player's seat marked), never as numbers, and refuse
+a bad player id or commitment as the tool does. The tool must take a seed or player id that
+starts with "-" both as --my-seed=-x and as --my-seed -x.
+
 The page must load nothing: no external references in its source, its own
 Content-Security-Policy, and no request in the browser's network log but the page itself.
 Exits 1 with a message on the first failure.
@@ -56,6 +65,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import verify_deal  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 import receipt_cases  # noqa: E402
+VERIFIED_, NOT_REVEALED_, FAILED_ = receipt_cases.VERIFIED, receipt_cases.NOT_REVEALED, receipt_cases.FAILED
 
 
 class Failure(Exception):
@@ -178,7 +188,8 @@ INPUTS = ["server-seed", "commitment", "client-seed-1", "client-seed-2", "client
 OUTPUTS = ["seat1-cards", "seat2-cards", "seat3-cards", "extra-cards", "leader", "key",
            "commitment-check", "error", "result"]
 RECEIPT_ELEMENTS = ["publication", "receipts", "publication-file", "receipts-file", "my-seat",
-                    "my-seed", "check-receipts", "receipts-error", "receipts-result", "desk-line"]
+                    "my-seed", "check-receipts", "receipts-error", "receipts-result", "desk-line",
+                    "my-player", "shown-commitments", "summary", "withheld", "withheld-list"]
 # What the page shows of its receipt check, read in one go: per row its game, result, check and
 # visible verdict; the desk line; the error; whether the result is shown.
 READ_RECEIPTS = """
@@ -190,6 +201,23 @@ var line = document.getElementById('desk-line');
 return {rows: rows, desk: [line.getAttribute('data-result'), line.getAttribute('data-check'), line.textContent],
         error: document.getElementById('receipts-error').textContent,
         shown: !document.getElementById('receipts-result').hidden};
+"""
+# The player's part of it: the summary, the withheld list, and per row the hands shown.
+READ_PLAYER = """
+function hands(box) {
+  return box ? Array.from(box.querySelectorAll('.hand')).map(function (h) {
+    return {seat: h.getAttribute('data-seat'), mine: h.getAttribute('data-mine'),
+            cards: Array.from(h.querySelectorAll('.card')).map(function (c) {
+              return [c.getAttribute('data-card'), c.textContent, c.classList.contains('red')]; }),
+            text: h.querySelector('.cards').textContent};
+  }) : null;
+}
+var box = document.getElementById('withheld');
+return {summary: document.getElementById('summary').textContent,
+        withheld: box.hidden ? null : Array.from(document.querySelectorAll('#withheld-list li')).map(function (li) {
+          return [li.getAttribute('data-game'), li.querySelector('.withheld-text').textContent, hands(li.querySelector('.hands'))]; }),
+        rows: Array.from(document.querySelectorAll('#receipt-rows tr')).map(function (tr) {
+          return hands(tr.querySelector('.hands')); })};
 """
 
 
@@ -233,12 +261,20 @@ class Page:
             self.d.type_into(self.el["my-seed"], seed)
             self.typed["my-seed"] = seed
 
-    def check_receipts(self, publication, receipts, mine=None):
-        """Pastes a publication and receipts (texts), gives the seat and seed, and reads the
-        verdicts."""
+    def player(self, player=None, shown=()):
+        """Types the player id and the commitments shown (empty for none)."""
+        for name, text in (("my-player", "" if player is None else str(player)), ("shown-commitments", "\n".join(shown))):
+            if self.typed.get(name) != text:
+                self.d.type_into(self.el[name], text)
+                self.typed[name] = text
+
+    def check_receipts(self, publication, receipts, mine=None, player=None, shown=()):
+        """Pastes a publication and receipts (texts), gives the seat and seed, the player id and
+        the commitments shown, and reads the verdicts."""
         self.set_text("publication", publication)
         self.set_text("receipts", receipts)
         self.mine(mine)
+        self.player(player, shown)
         self.d.click(self.el["check-receipts"])
         return self.read_receipts()
 
@@ -470,8 +506,78 @@ def compare_verdicts(who, case, rows, desk_result, desk_checks):
 
 def check_page_case(page, case, k):
     got = page.check_receipts(json.dumps(case.publication, ensure_ascii=False),
-                              receipts_text(case.receipts, k), case.mine)
+                              receipts_text(case.receipts, k), case.mine, case.player, case.shown)
     compare_page(case, got)
+    compare_player_page(case, page.d.s("POST", "/execute/sync", {"script": READ_PLAYER, "args": []}))
+
+
+# Cards as docs/provably_fair.md numbers them: rank A 2 .. K at (c-1)/4, suit clubs, diamonds,
+# hearts, spades at (c-1)%4; 53 the small joker, 54 the big one.
+def card_text(c):
+    if c > 52:
+        return "small joker" if c == 53 else "big joker"
+    return ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"][(c - 1) // 4] + "\u2663\u2666\u2665\u2660"[(c - 1) % 4]
+
+
+def card_is_red(c):
+    return c == 54 or (c <= 52 and (c - 1) % 4 in (1, 2))
+
+
+def compare_hands(where, game, hands, mine):
+    """The hands of a published game as the page shows them: each seat's and the extra cards,
+    sorted in Dou Dizhu order, as cards and not numbers; the player's seats marked."""
+    if hands is None:
+        fail("%s: no cards shown" % where)
+    got = {h["seat"]: h for h in hands}
+    if sorted(got) != ["1", "2", "3", "extra"] or len(hands) != 4:
+        fail("%s: hands shown for %s" % (where, [h["seat"] for h in hands]))
+    for seat, cards in zip(("1", "2", "3", "extra"), game["cards"]):
+        h = got[seat]
+        want = [[str(c), card_text(c), card_is_red(c)] for c in verify_deal.ddz_sort(cards)]
+        if h["cards"] != want:
+            fail("%s, seat %s: the cards shown are %s, expected %s" % (where, seat, h["cards"], want))
+        if h["text"] != "".join(x[1] for x in want):
+            fail("%s, seat %s: the hand reads %r besides its cards" % (where, seat, h["text"]))
+        if h["mine"] != ("true" if seat != "extra" and int(seat) in mine else "false"):
+            fail("%s: seat %s is %smarked as the player's" % (where, seat, "" if h["mine"] == "true" else "not "))
+
+
+def compare_player_page(case, got):
+    pub = case.publication
+    counts = [sum(1 for v in case.verdicts if v[0] == x) for x in (VERIFIED_, NOT_REVEALED_, FAILED_)]
+    summary = "%d verified \u00b7 %d not revealed yet \u00b7 %d failed" % tuple(counts)
+    if case.withheld is not None:
+        summary += " \u00b7 %d withheld" % len(case.withheld)
+    if got["summary"] != summary:
+        fail("page, %s: the summary reads %r, expected %r" % (case.name, got["summary"], summary))
+    if case.withheld is None:
+        if got["withheld"] is not None:
+            fail("page, %s: a withheld list with no player id given" % case.name)
+    else:
+        want = [(str(w[0]), withheld_text(w)) for w in case.withheld]
+        if got["withheld"] is None or [tuple(x[:2]) for x in got["withheld"]] != want:
+            fail("page, %s: withheld %s, expected %s" % (case.name, got["withheld"] and [x[1] for x in got["withheld"]], want))
+        for (game, _, hands), w in zip(got["withheld"], case.withheld):
+            compare_hands("page, %s, withheld game %s" % (case.name, game),
+                          next(g for g in pub["games"] if str(g["game"]) == game), hands, w[3])
+    for r, hands in zip(case.receipts, got["rows"]):
+        published = [g for g in pub["games"] if g["game"] == r["game"] and r["desk"] == pub["desk"]]
+        where = "page, %s, game %s" % (case.name, r["game"])
+        if len(published) != 1:
+            if hands is not None:
+                fail("%s: cards shown of a game not published once" % where)
+            continue
+        g = published[0]
+        mine = ([k + 1 for k, p in enumerate(g["players"]) if p == case.player] if case.player is not None
+                else [case.mine[0]] if case.mine else [])
+        compare_hands(where, g, hands, mine)
+
+
+def withheld_text(w):
+    game, rnd, nonce, seats = w
+    return "withheld: game %d (round %d, nonce %d), %s" % (
+        game, rnd, nonce, "seat %d" % seats[0] if len(seats) == 1
+        else "seats %s and %d" % (", ".join(map(str, seats[:-1])), seats[-1]))
 
 
 def compare_page(case, got):
@@ -495,6 +601,10 @@ def check_cli_case(case, k, tmp):
     args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs), "--json"]
     if case.mine:
         args += ["--seat", str(case.mine[0]), "--my-seed=" + case.mine[1]]
+    if case.player is not None:
+        args += ["--player", str(case.player)]
+    for c in case.shown:
+        args += ["--commitment", c]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != case.exit_status():
         fail("tools/verify_deal.py receipts, %s: exit status %d, expected %d: %s"
@@ -503,6 +613,72 @@ def check_cli_case(case, k, tmp):
     rows = [(str(x["game"]), x["result"], x["check"] or "", x["why"] or "") for x in out["receipts"]]
     compare_verdicts("tools/verify_deal.py receipts", case, rows, out["desk"]["result"],
                      [x["check"] for x in out["desk"]["problems"]])
+    withheld = out.get("withheld")
+    want = None if case.withheld is None else [{"game": w[0], "round": w[1], "nonce": w[2], "seats": w[3]}
+                                               for w in case.withheld]
+    if withheld != want or out.get("player") != case.player:
+        fail("tools/verify_deal.py receipts, %s: player %s, withheld %s, expected %s"
+             % (case.name, out.get("player"), withheld, want))
+
+
+def check_cli_player_text(case, tmp):
+    """The withheld lines a person reads, after the receipts' and before the desk's; and when
+    nothing is withheld, one line that says so."""
+    pub, rs = tmp / "player-publication.json", tmp / "player-receipts.jsonl"
+    pub.write_text(json.dumps(case.publication), encoding="utf-8")
+    rs.write_text(receipts_text(case.receipts, 0), encoding="utf-8")
+    p = subprocess.run([sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs),
+                        "--player", str(case.player)], capture_output=True, text=True)
+    lines = p.stdout.splitlines()[len(case.receipts):-1]
+    want = [withheld_text(w) for w in case.withheld] or [
+        "player %d: nothing withheld: a receipt was given for each of the %d published games that name you"
+        % (case.player, sum(1 for g in case.publication["games"] if case.player in g["players"]))]
+    if p.returncode != case.exit_status() or lines != want:
+        fail("tools/verify_deal.py receipts --player, %s: exit status %d, withheld lines %s, expected %s"
+             % (case.name, p.returncode, lines, want))
+
+
+def check_cli_dash_values(case, tmp):
+    """A seed and a player id that start with "-", after their option or joined to it by "="."""
+    pub, rs = tmp / "dash-publication.json", tmp / "dash-receipts.jsonl"
+    pub.write_text(json.dumps(case.publication), encoding="utf-8")
+    rs.write_text(receipts_text(case.receipts, 0), encoding="utf-8")
+    seat, seed = case.mine
+    player = case.receipts[0]["players"][seat - 1]
+    for form in (["--my-seed", seed, "--player", str(-abs(player) - 1)],
+                 ["--my-seed=" + seed, "--player=%d" % (-abs(player) - 1)]):
+        args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), "--seat", str(seat)] + form + [str(rs), "--json"]
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode != 0 or json.loads(p.stdout)["receipts"][0]["result"] != VERIFIED_:
+            fail("tools/verify_deal.py receipts %s: exit status %d: %s"
+                 % (" ".join(form), p.returncode, (p.stderr or p.stdout).strip()[:300]))
+        if json.loads(p.stdout)["player"] != -abs(player) - 1:
+            fail("tools/verify_deal.py receipts %s: the player is read as %s" % (" ".join(form), json.loads(p.stdout)["player"]))
+    # Another seed that starts with "-" fails the seat check, not the argument parser.
+    args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), "--seat", str(seat),
+            "--my-seed", "-y", str(rs), "--json"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 1 or json.loads(p.stdout)["receipts"][0]["check"] != "seat":
+        fail("tools/verify_deal.py receipts --my-seed -y: exit status %d: %s" % (p.returncode, (p.stderr or p.stdout).strip()[:300]))
+
+
+def check_bad_player_input(page, bad, case, tmp):
+    """A bad player id or commitment shown: refused with a clear message by both."""
+    pub, rs = tmp / "badp-publication.json", tmp / "badp-receipts.jsonl"
+    pub.write_text(json.dumps(case.publication), encoding="utf-8")
+    rs.write_text(receipts_text(case.receipts, 0), encoding="utf-8")
+    for name, player, shown, words in bad:
+        got = page.check_receipts(json.dumps(case.publication), receipts_text(case.receipts, 0), None, player, shown)
+        if got["shown"] or words.lower() not in got["error"].lower():
+            fail("the page does not refuse %s with a clear message (shows %r)" % (name, got["error"]))
+        args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs)]
+        args += ["--player", player] if player else []
+        for c in shown:
+            args += ["--commitment", c]
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode != 2 or words.lower() not in p.stderr.lower() or "Traceback" in p.stderr:
+            fail("tools/verify_deal.py receipts does not refuse %s (exit %d): %s" % (name, p.returncode, p.stderr.strip()))
+    page.player(None, ())
 
 
 def check_cli_text(case, tmp):
@@ -549,6 +725,7 @@ def check_page_by_hand(page, case, tmp):
     page.upload("publication-file", [pub], "publication")
     page.upload("receipts-file", rs, "receipts")
     page.mine(case.mine)
+    page.player(None, ())
     page.d.click(page.el["check-receipts"])
     compare_page(case, page.read_receipts())
     # Typed: the first receipt, with its seat 1's seed given as the player typed it.
@@ -571,6 +748,7 @@ def check_bad_receipt_input(page, bad, tmp):
         page.set_text("publication", pub)
         page.set_text("receipts", rs)
         page.mine(None)
+        page.player(None, ())
         page.d.click(page.el["check-receipts"])
         got = page.read_receipts()
         if got["shown"] or words.lower() not in got["error"].lower():
@@ -611,6 +789,7 @@ def main():
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "chromium"
     chromedriver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver") or "chromedriver"
     d = None
+    players, dash = [], None
     tmp_dir = tempfile.TemporaryDirectory(prefix="dealcards-verifier-")
     tmp = Path(tmp_dir.name)
     try:
@@ -629,9 +808,14 @@ def main():
                 fail("the notifications of the deals are not the receipts fair_receipt gives")
             try:
                 real = receipt_cases.real_cases(pub, receipts)
+                # The player's cases take the receipts as the deals notified them: the whole
+                # receipt, whatever deal_cards itself returns.
+                notified = load_receipts(a.notified) if a.notified else receipts
+                players = receipt_cases.player_cases(pub, notified)
+                dash = receipt_cases.dash_seed_case(pub)
             except ValueError as e:
                 fail(str(e))
-            cases = real + cases
+            cases = real + cases + players + [dash]
         else:
             pub, receipts = cases[0].publication, cases[0].receipts
         bad = receipt_cases.bad_inputs(pub, receipts)
@@ -645,6 +829,7 @@ def main():
             check_page_case(page, case, k)
         check_page_by_hand(page, cases[0], tmp)
         check_bad_receipt_input(page, bad, tmp)
+        check_bad_player_input(page, receipt_cases.bad_player_inputs(pub), cases[0], tmp)
         check_network(d, page.url)
         version = d.browser_version
         d.quit()
@@ -655,6 +840,11 @@ def main():
             check_cli_case(case, k, tmp)
         check_cli_text(cases[0], tmp)
         check_cli_chain()
+        if a.publication:
+            for case in players:
+                if case.player is not None:
+                    check_cli_player_text(case, tmp)
+            check_cli_dash_values(dash, tmp)
     except Failure as e:
         print("verifier page: FAILED: %s" % e, file=sys.stderr)
         return 1
@@ -671,8 +861,14 @@ def main():
           "of bad input refused; %.1fs"
           % (len(cases), sum(len(c.receipts) for c in cases), 1 if a.publication else 0,
              sum(1 for c in cases if c.name.startswith("golden")),
-             sum(1 for c in cases if c.name != "the desk as dealt" and not c.name.startswith("golden")),
+             sum(1 for c in cases if c.name != "the desk as dealt" and not c.name.startswith("golden")
+                 and c not in players and c is not dash),
              len(bad), time.time() - start))
+    if a.publication:
+        print("players' inputs: %d cases of a player id (%d games withheld in all) or commitments shown, "
+              "from the receipts as notified, and a seed starting with \"-\"; hands shown as cards; "
+              "%d kinds of bad player id or commitment refused"
+              % (len(players), sum(len(c.withheld or ()) for c in players), len(receipt_cases.bad_player_inputs(pub))))
     return 0
 
 
