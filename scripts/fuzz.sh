@@ -95,7 +95,7 @@ client_seeds=("'{a,b,c}'::text[]" "'{}'::text[]" "'{a,NULL,c}'::text[]" "ARRAY[r
 games=("(SELECT max(game_id) FROM game)" "(SELECT min(game_id) FROM game WHERE fair_commitment IS NOT NULL)"
   -1 NULL)
 call() {
-  case $((RANDOM % 36)) in
+  case $((RANDOM % 38)) in
     0) echo "shuffle_ints($(pick ints), $(pick ints))" ;;
     1) echo "shuffle_ints($(pick ints), $(pick ints), $(pick seeds))" ;;
     2) echo "deal_cards($(pick desks))" ;;
@@ -132,6 +132,8 @@ call() {
     33) echo "fair_mode_on($(pick desks), $(pick int_arrays), $(pick bools))" ;;
     34) echo "fair_reveal($(pick desks), $(pick int_arrays), $(pick bools))" ;;
     35) echo "fair_publication($(pick desks))" ;;
+    36) echo "shuffle_key($(pick seeds), $(pick bigints))" ;;
+    37) echo "shuffle_key($(pick seeds), $(pick texts))" ;;
   esac
 }
 calls=${FUZZ_CALLS:-3000}
