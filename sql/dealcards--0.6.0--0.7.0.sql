@@ -25,3 +25,11 @@ CREATE  FUNCTION "shuffle_key"(
 IMMUTABLE STRICT PARALLEL SAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'shuffle_key_text_wrapper';
+
+-- ---------------------------------------------------------------------------------------------
+-- TABLESAMPLE sparse_bernoulli (percent): BERNOULLI's sample of rows, reading only the pages
+-- where it takes a slot (docs/rows.md). Its handler, no tables.
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION sparse_bernoulli(internal) RETURNS tsm_handler
+    LANGUAGE c STRICT AS 'MODULE_PATHNAME', 'sparse_bernoulli_wrapper';

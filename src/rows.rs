@@ -1,6 +1,7 @@
 //! Aggregates that sample and shuffle rows: `sample_agg`, `shuffle_agg`, `resample_agg` and their
 //! seeded forms (sql/install/rows.sql declares them; docs/rows.md documents them). The seeded
-//! order key `shuffle_key` is in `shuffle_key`.
+//! order key `shuffle_key` is in `shuffle_key`, the TABLESAMPLE method `sparse_bernoulli` in
+//! `tablesample`.
 //!
 //! Their support functions are plain V1 C functions rather than `#[pg_extern]`s: a transition
 //! function runs once per row, and a row a sample passes over must cost little more than
@@ -859,5 +860,7 @@ pub unsafe extern "C-unwind" fn dealcards_rows_agg_deserialize(fcinfo: FunctionC
 
 // shuffle_key(seed, key): the seeded order key.
 mod shuffle_key;
+// TABLESAMPLE sparse_bernoulli (p): rows sampled without reading every page.
+mod tablesample;
 // After the macros it uses.
 mod state_type;
