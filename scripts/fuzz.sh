@@ -96,7 +96,7 @@ client_seeds=("'{a,b,c}'::text[]" "'{}'::text[]" "'{a,NULL,c}'::text[]" "ARRAY[r
 games=("(SELECT max(game_id) FROM game)" "(SELECT min(game_id) FROM game WHERE fair_commitment IS NOT NULL)"
   -1 NULL)
 call() {
-  case $((RANDOM % 39)) in
+  case $((RANDOM % 40)) in
     0) echo "shuffle_ints($(pick ints), $(pick ints))" ;;
     1) echo "shuffle_ints($(pick ints), $(pick ints), $(pick seeds))" ;;
     2) echo "deal_cards($(pick desks))" ;;
@@ -136,6 +136,7 @@ call() {
     36) echo "shuffle_key($(pick seeds), $(pick bigints))" ;;
     37) echo "shuffle_key($(pick seeds), $(pick texts))" ;;
     38) echo "(SELECT count(*) FROM game TABLESAMPLE sparse_bernoulli($(pick percents)) REPEATABLE ($(pick ints)))" ;;
+    39) echo "(SELECT count(*) FROM sample_rows(NULL::game, $(pick ints), $(pick seeds)))" ;;
   esac
 }
 calls=${FUZZ_CALLS:-3000}

@@ -36,6 +36,8 @@ use dealcards_core::shuffle::fisher_yates;
 use crate::{check_for_interrupts, limit_working_memory, ok_or_raise, raise, with_live};
 
 pgrx::extension_sql_file!("../sql/install/rows.sql", name = "rows");
+// sample_rows(relation, k [, seed]): exactly k rows of a table, through sparse_bernoulli.
+pgrx::extension_sql_file!("../sql/install/sample_rows.sql", name = "sample_rows");
 
 /// How the element type is stored.
 #[derive(Clone, Copy, Debug)]

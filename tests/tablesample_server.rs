@@ -166,3 +166,74 @@ fn the_tests_reject_whole_pages_and_the_first_line_pointers() {
     let (ids, samples) = sampled(&mut client, "ts_control", &first);
     assert!(!passes(by_row(&ids, &samples)));
 }
+
+/// The rows of `query` (ids) for seeds 1..=trials, each seed's 32 bytes its number.
+fn seeded_pairs(client: &mut postgres::Client, query: &str, trials: u32) -> Vec<u64> {
+    let statement = client.prepare(query).unwrap();
+    // Rows 1..=8: pair (a, b), a < b, at index (b - 1)(b - 2)/2 + a - 1 of 28.
+    let mut counts = vec![0u64; 28];
+    for trial in 1..=trials {
+        let mut seed = [0u8; 32];
+        seed[..4].copy_from_slice(&trial.to_le_bytes());
+        let mut ids: Vec<i32> = client
+            .query(&statement, &[&seed.as_slice()])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        ids.sort();
+        assert_eq!(ids.len(), 2, "{query}: {ids:?}");
+        let (a, b) = (ids[0] as usize, ids[1] as usize);
+        assert!(1 <= a && a < b && b <= 8, "{ids:?}");
+        counts[(b - 1) * (b - 2) / 2 + a - 1] += 1;
+    }
+    counts
+}
+
+/// sample_rows(relation, 2, seed) over 3,000 seeds: each of the 28 pairs of 8 rows (2 on each
+/// of 4 pages, with deleted rows between them) equally often. The negative control takes 2 rows
+/// of a TABLESAMPLE SYSTEM sample (whole pages): pairs of one page come too often.
+#[test]
+fn sample_rows_takes_every_pair_equally_often() {
+    let mut client = server::fresh_database("dealcards_sample_rows");
+    client
+        .batch_execute(
+            "CREATE EXTENSION dealcards;
+             CREATE TABLE pairs (id int, pad text) WITH (fillfactor = 50, autovacuum_enabled = off);
+             INSERT INTO pairs
+               SELECT i, (SELECT string_agg(md5(i || ' ' || j), '') FROM generate_series(1, 60) j)
+                 FROM generate_series(1, 12) i;
+             DELETE FROM pairs WHERE id > 8;
+             ANALYZE pairs;",
+        )
+        .unwrap();
+    let pages: i64 = client
+        .query_one(
+            "SELECT count(DISTINCT (ctid::text::point)[0]) FROM pairs",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(pages, 4, "two rows a page");
+    let exact = seeded_pairs(
+        &mut client,
+        "SELECT id FROM sample_rows(NULL::pairs, 2, $1)",
+        3000,
+    );
+    let result = stats::chi_square_uniform(&exact);
+    assert!(passes(result), "{exact:?} {result:?}");
+    let pages = seeded_pairs(
+        &mut client,
+        "SELECT id FROM (SELECT id FROM pairs TABLESAMPLE system (60)
+                          REPEATABLE (('x' || encode(substr($1::bytea, 1, 4), 'hex'))::bit(32)::int)
+                          ORDER BY shuffle_key($1::bytea, ctid::text) LIMIT 2) s
+          WHERE (SELECT count(*) FROM pairs TABLESAMPLE system (60)
+                  REPEATABLE (('x' || encode(substr($1::bytea, 1, 4), 'hex'))::bit(32)::int)) >= 2
+         UNION ALL
+         SELECT id FROM sample_rows(NULL::pairs, 2, $1)
+          WHERE (SELECT count(*) FROM pairs TABLESAMPLE system (60)
+                  REPEATABLE (('x' || encode(substr($1::bytea, 1, 4), 'hex'))::bit(32)::int)) < 2",
+        3000,
+    );
+    assert!(!passes(stats::chi_square_uniform(&pages)), "{pages:?}");
+}

@@ -376,7 +376,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 65] = [
+    let calls: [(&str, &str); 67] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -475,6 +475,9 @@ fn every_function_works(client: &mut Client, queue: i64) {
         // Since 0.7.0: the TABLESAMPLE method, through its handler.
         ("sparse_bernoulli", "SELECT count(*) = (SELECT count(*) FROM game) FROM game TABLESAMPLE sparse_bernoulli(100)"),
         ("sparse_bernoulli", "SELECT count(*) = 0 FROM game TABLESAMPLE sparse_bernoulli(0) REPEATABLE (1)"),
+        // Since 0.7.0: k random rows of a table.
+        ("sample_rows", "SELECT count(*) = least(2, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 2)"),
+        ("sample_rows", "SELECT count(DISTINCT game_id) = least(3, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 3, sha256('x'))"),
     ];
     let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.

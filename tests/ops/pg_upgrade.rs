@@ -40,6 +40,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("shuffle_key", "SELECT shuffle_key({S}, 42)::text"),
         ("shuffle_key", "SELECT shuffle_key({S}, 'Zoë')::text"),
         ("sparse_bernoulli", "SELECT array_agg(game_id ORDER BY game_id)::text FROM game TABLESAMPLE sparse_bernoulli(50) REPEATABLE (1)"),
+        ("sample_rows", "SELECT array_agg(game_id ORDER BY game_id)::text FROM sample_rows(NULL::game, 3, {S})"),
         ("deal_hands", "SELECT count(*) || ' ' || sum(cardinality(cards)) FROM deal_hands(3, 17, 54)"),
         ("card_label", "SELECT string_agg(card_label(c), ' ' ORDER BY c) FROM generate_series(1, 54) c"),
         ("sort_hand", "SELECT sort_hand(ARRAY[54, 1, 9, 12, 8, 53, 39])::text"),

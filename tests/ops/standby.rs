@@ -13,7 +13,7 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 27] = [
+const READS: [(&str, &str); 28] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9])"),
@@ -71,6 +71,10 @@ const READS: [(&str, &str); 27] = [
     (
         "sparse_bernoulli",
         "SELECT array_agg(game_id ORDER BY game_id) FROM game TABLESAMPLE sparse_bernoulli(50) REPEATABLE (1)",
+    ),
+    (
+        "sample_rows",
+        "SELECT array_agg(game_id ORDER BY game_id) FROM sample_rows(NULL::game, 3, sha256('x'))",
     ),
 ];
 
