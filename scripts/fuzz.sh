@@ -97,13 +97,14 @@ desks=(1 2 18 19 20 21 -1 NULL 2147483647)
 int_arrays=("'{}'::int[]" "'{3}'::int[]" "'{1,2,3}'::int[]" "'{0}'::int[]" "'{2,2}'::int[]" "'{NULL}'::int[]"
   "'{{1},{2}}'::int[]" "ARRAY[2147483647]" NULL)
 bools=(true false NULL)
+percents=(0 1e-30 0.001 50 100 -1 100.5 "'NaN'" "'Infinity'" NULL)
 texts=("'x'" "''" NULL "repeat('é', 200)" "E'\\x01'" "'Zoë'")
 client_seeds=("'{a,b,c}'::text[]" "'{}'::text[]" "'{a,NULL,c}'::text[]" "ARRAY[repeat('x', 257), 'b', 'c']"
   "'{{a,b},{c,d}}'::text[]" NULL "ARRAY['Zoë', '牌', '']" "'[0:2]={a,b,c}'::text[]")
 games=("(SELECT max(game_id) FROM game)" "(SELECT min(game_id) FROM game WHERE fair_commitment IS NOT NULL)"
   -1 NULL)
 call() {
-  case $((RANDOM % 37)) in
+  case $((RANDOM % 41)) in
     0) echo "shuffle_ints($(pick ints), $(pick ints))" ;;
     1) echo "shuffle_ints($(pick ints), $(pick ints), $(pick seeds))" ;;
     2) echo "deal_cards($(pick desks))" ;;
@@ -141,6 +142,10 @@ call() {
     34) echo "fair_reveal($(pick desks), $(pick int_arrays), $(pick bools))" ;;
     35) echo "fair_publication($(pick desks))" ;;
     36) echo "fair_receipt($(pick games))" ;;
+    37) echo "shuffle_key($(pick seeds), $(pick bigints))" ;;
+    38) echo "shuffle_key($(pick seeds), $(pick texts))" ;;
+    39) echo "(SELECT count(*) FROM game TABLESAMPLE sparse_bernoulli($(pick percents)) REPEATABLE ($(pick ints)))" ;;
+    40) echo "(SELECT count(*) FROM sample_rows(NULL::game, $(pick ints), $(pick seeds)))" ;;
   esac
 }
 calls=${FUZZ_CALLS:-3000}

@@ -1,5 +1,7 @@
 //! Aggregates that sample and shuffle rows: `sample_agg`, `shuffle_agg`, `resample_agg` and their
-//! seeded forms (sql/install/rows.sql declares them; docs/rows.md documents them).
+//! seeded forms (sql/install/rows.sql declares them; docs/rows.md documents them). The seeded
+//! order key `shuffle_key` is in `shuffle_key`, the TABLESAMPLE method `sparse_bernoulli` in
+//! `tablesample`.
 //!
 //! Their support functions are plain V1 C functions rather than `#[pg_extern]`s: a transition
 //! function runs once per row, and a row a sample passes over must cost little more than
@@ -34,6 +36,8 @@ use dealcards_core::shuffle::fisher_yates;
 use crate::{check_for_interrupts, limit_working_memory, ok_or_raise, raise, with_live};
 
 pgrx::extension_sql_file!("../sql/install/rows.sql", name = "rows");
+// sample_rows(relation, k [, seed]): exactly k rows of a table, through sparse_bernoulli.
+pgrx::extension_sql_file!("../sql/install/sample_rows.sql", name = "sample_rows");
 
 /// How the element type is stored.
 #[derive(Clone, Copy, Debug)]
@@ -856,5 +860,9 @@ pub unsafe extern "C-unwind" fn dealcards_rows_agg_deserialize(fcinfo: FunctionC
     }
 }
 
+// shuffle_key(seed, key): the seeded order key.
+mod shuffle_key;
+// TABLESAMPLE sparse_bernoulli (p): rows sampled without reading every page.
+mod tablesample;
 // After the macros it uses.
 mod state_type;

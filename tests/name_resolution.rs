@@ -215,6 +215,16 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
     caller
         .execute("SELECT * FROM dealcards_sync_sequences()", &[])
         .unwrap_or_else(|e| panic!("dealcards_sync_sequences failed: {e}"));
+    // k random rows of a table (one whose name no search_path changes), seeded and not.
+    for call in [
+        "SELECT nspname FROM sample_rows(NULL::pg_catalog.pg_namespace, 2)",
+        "SELECT nspname FROM sample_rows(NULL::pg_catalog.pg_namespace, 2, pg_catalog.sha256('x'))",
+    ] {
+        let rows = caller
+            .query(call, &[])
+            .unwrap_or_else(|e| panic!("{call} failed: {e:?}"));
+        assert_eq!(rows.len(), 2, "{call}");
+    }
     // The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
     // ALTER TABLE and CREATE INDEX: a column added to an extension's table and an index made on
     // one are refused, each guard run whole. (The block names everything by schema: it runs

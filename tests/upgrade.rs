@@ -395,7 +395,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 62] = [
+    let calls: [(&str, &str); 68] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -493,6 +493,15 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "dealcards_sync_sequences",
             "SELECT count(*) = 3 AND bool_and(next_id > coalesce(largest_id, 0)) FROM dealcards_sync_sequences()",
         ),
+        // Since 0.7.0: the seeded order key, for bigint and text keys.
+        ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 1) = -3812923498326249669"),
+        ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 'ace') = -5894646678025663226"),
+        // Since 0.7.0: the TABLESAMPLE method, through its handler.
+        ("sparse_bernoulli", "SELECT count(*) = (SELECT count(*) FROM game) FROM game TABLESAMPLE sparse_bernoulli(100)"),
+        ("sparse_bernoulli", "SELECT count(*) = 0 FROM game TABLESAMPLE sparse_bernoulli(0) REPEATABLE (1)"),
+        // Since 0.7.0: k random rows of a table.
+        ("sample_rows", "SELECT count(*) = least(2, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 2)"),
+        ("sample_rows", "SELECT count(DISTINCT game_id) = least(3, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 3, sha256('x'))"),
     ];
     let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.

@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 10] = [
+const NOT_DISTRIBUTED: [(&str, &str); 11] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -48,6 +48,11 @@ const NOT_DISTRIBUTED: [(&str, &str); 10] = [
         "dealcards_sync_sequences",
         "a single server's step after a switch-over: on a cluster, where each node numbers from \
          a range of its own, it refuses (distribution.rs)",
+    ),
+    (
+        "sample_rows",
+        "by a table's row type, not by a desk or queue: it samples any table, and Citus pushes its \
+         TABLESAMPLE to the table's shards",
     ),
     (
         "dealcards_keep_table_columns",

@@ -13,7 +13,7 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 25] = [
+const READS: [(&str, &str); 28] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9])"),
@@ -67,6 +67,15 @@ const READS: [(&str, &str); 25] = [
     ("sample_agg", "SELECT cardinality(sample_agg(g, 3)) FROM generate_series(1, 50) g"),
     ("shuffle_agg", "SELECT cardinality(shuffle_agg(g)) FROM generate_series(1, 9) g"),
     ("resample_agg", "SELECT cardinality(resample_agg(g, 4)) FROM generate_series(1, 9) g"),
+    ("shuffle_key", "SELECT shuffle_key(decode(repeat('08', 32), 'hex'), 42)"),
+    (
+        "sparse_bernoulli",
+        "SELECT array_agg(game_id ORDER BY game_id) FROM game TABLESAMPLE sparse_bernoulli(50) REPEATABLE (1)",
+    ),
+    (
+        "sample_rows",
+        "SELECT array_agg(game_id ORDER BY game_id) FROM sample_rows(NULL::game, 3, sha256('x'))",
+    ),
 ];
 
 /// The functions that write, each called once where it would write.

@@ -2,11 +2,13 @@
 """An independent implementation of dealcards' seeded row samples and shuffles, written from
 docs/rows.md's specification alone: the row key is SipHash-2-4 of a value's bytes under the
 first 16 bytes of the seed's ChaCha20 stream (RFC 8439, zero nonce, counter from 0); a seeded
-shuffle is every value ordered by (key, bytes), a seeded sample of k its first k.
+shuffle is every value ordered by (key, bytes), a seeded sample of k its first k; shuffle_key is
+the key with its top bit flipped, read as a signed 64-bit number.
 
     seeded_rows.py key SEED_HEX TYPE VALUE             prints the key of one value, in hex
     seeded_rows.py sample K SEED_HEX TYPE VALUE...     prints the sample as a Postgres array
     seeded_rows.py shuffle SEED_HEX TYPE VALUE...      prints the shuffle as a Postgres array
+    seeded_rows.py shuffle_key SEED_HEX TYPE VALUE...  prints shuffle_key of each value, one a line
 
 TYPE is int4 or int8 (little-endian two's complement bytes) or text (its UTF-8 bytes).
 The golden outputs pinned in the tests come from this program, not from the extension."""
@@ -101,6 +103,12 @@ def seeded_shuffle(seed, values):
     return sorted(values, key=lambda v: (siphash24(key, v[1]), v[1]))
 
 
+def shuffle_key(seed, data):
+    """The key as a signed number whose order is the key's unsigned order: top bit flipped."""
+    flipped = siphash24(row_key(seed), data) ^ (1 << 63)
+    return flipped - (1 << 64) if flipped >= 1 << 63 else flipped
+
+
 def literal(values):
     return "{" + ",".join(text for text, _ in values) + "}"
 
@@ -118,5 +126,9 @@ if __name__ == "__main__":
         seed, kind = bytes.fromhex(sys.argv[2]), sys.argv[3]
         values = [(t, value_bytes(kind, t)) for t in sys.argv[4:]]
         print(literal(seeded_shuffle(seed, values)))
+    elif command == "shuffle_key":
+        seed, kind = bytes.fromhex(sys.argv[2]), sys.argv[3]
+        for text in sys.argv[4:]:
+            print(shuffle_key(seed, value_bytes(kind, text)))
     else:
         raise SystemExit(__doc__)

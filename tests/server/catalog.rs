@@ -12,7 +12,7 @@ use postgres::Client;
 /// crate::statements or Spi), so no name in them resolves through a search_path and none touches
 /// the extension's tables. Every overload of a name is meant (shuffle_ints with and without a
 /// seed, ...).
-pub const PURE_FUNCTIONS: [&str; 37] = [
+pub const PURE_FUNCTIONS: [&str; 39] = [
     "card_label",
     "dealcards_written_here",
     "deal_hands",
@@ -51,6 +51,11 @@ pub const PURE_FUNCTIONS: [&str; 37] = [
     "shuffle_agg_seeded",
     "shuffle_agg_seeded_step",
     "shuffle_agg_step",
+    // The seeded order key (docs/rows.md): it takes `fcinfo` only to keep its seed's key.
+    "shuffle_key",
+    // The handler of TABLESAMPLE sparse_bernoulli: it reads the sampled table through the scan
+    // PostgreSQL runs, no statements.
+    "sparse_bernoulli",
 ];
 
 /// The members of the extension that are functions, as (name, `name(argument types)`), from

@@ -1,13 +1,15 @@
 //! dealcards-core: the algorithms of dealcards, in plain Rust, with no PostgreSQL in sight.
 //!
 //! The ChaCha20 stream and its exact bounded draws (`rng`), Fisher-Yates (`shuffle`), sampling
-//! integer ranges (`sample`), samples and shuffles of rows (`rows`) and moving array items
+//! integer ranges (`sample`), samples and shuffles of rows (`rows`), a table's rows sampled
+//! slot by slot (`bernoulli`) and moving array items
 //! (`items`), cards and the Dou Dizhu deal (`cards`, `deal`), provably fair deals (`fair`),
 //! Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`), orders spread by group
 //! so neighbours differ (`spread`), scratch buffers (`scratch`) and the errors they report
 //! (`error`). The extension crate turns
 //! these into SQL functions; `cargo test` here needs no server.
 
+pub mod bernoulli;
 pub mod cards;
 pub mod deal;
 pub mod error;

@@ -585,6 +585,21 @@ impl RowKey {
     pub fn of(&self, bytes: &[u8]) -> u64 {
         siphash24(self.k0, self.k1, bytes)
     }
+
+    /// `shuffle_key(seed, key)`: the key of the bytes with its top bit flipped, read as a signed
+    /// number. Flipping the top bit maps the unsigned order onto the signed one, so ordering by
+    /// the result (a bigint) is ordering by the key: the order of the seeded shuffle.
+    #[inline]
+    pub fn order_key(&self, bytes: &[u8]) -> i64 {
+        (self.of(bytes) ^ (1 << 63)) as i64
+    }
+
+    /// [`RowKey::order_key`] of a bigint: its 8 little-endian bytes, as the seeded aggregates
+    /// key a bigint value.
+    #[inline]
+    pub fn order_key_of_int(&self, key: i64) -> i64 {
+        self.order_key(&key.to_le_bytes())
+    }
 }
 
 /// SipHash-2-4 (Aumasson and Bernstein, 2012) of `message` under the key (k0, k1), the key's

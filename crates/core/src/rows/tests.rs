@@ -6,6 +6,7 @@ use super::*;
 use crate::error::ErrorKind;
 use crate::scratch::set_working_memory_limit;
 use dealcards_fairness::stats::{self, ChiSquare};
+use dealcards_fairness::OrderFrequency;
 
 const ALPHA: f64 = 1e-4;
 
@@ -691,6 +692,104 @@ const GOLDEN_KEY_OF_1: &str = "82e6c6084be86cd3";
 const GOLDEN_SAMPLE_3_OF_10: [i32; 3] = [6, 8, 9];
 const GOLDEN_SHUFFLE_OF_10: [i32; 10] = [6, 8, 9, 10, 4, 1, 7, 5, 3, 2];
 const GOLDEN_TEXT_2_OF_4: [&str; 2] = ["ace", "queen"];
+
+// --- shuffle_key: the seeded order key.
+
+/// Golden values from `tests/reference/seeded_rows.py shuffle_key 000102...1f int8 ...` and
+/// `... text ...`.
+#[test]
+fn shuffle_key_golden_values_never_change() {
+    let key = RowKey::from_seed(std::array::from_fn(|i| i as u8));
+    let ints = [1, 0, -1, 42, i64::MIN, i64::MAX].map(|k| key.order_key_of_int(k));
+    assert_eq!(
+        ints,
+        [
+            -3812923498326249669,
+            -4555117311458665677,
+            -1190283601572631342,
+            -4246953690035498333,
+            8332138877984853952,
+            2930414506361641320,
+        ]
+    );
+    let texts = ["ace", "", "Zoë", "42"].map(|t| key.order_key(t.as_bytes()));
+    assert_eq!(
+        texts,
+        [
+            -5894646678025663226,
+            2701210225541298157,
+            2917913240492061191,
+            -1281743852566212470,
+        ]
+    );
+    // The flipped top bit: the same number as the row key, read in signed order.
+    assert_eq!(
+        format!("{:016x}", key.order_key_of_int(1) as u64 ^ (1 << 63)),
+        format!("{:016x}", key.of(&1i64.to_le_bytes()))
+    );
+}
+
+/// Ordering by shuffle_key is the seeded shuffle's order: the signed order of the keys is the
+/// unsigned order of the row keys.
+#[test]
+fn shuffle_key_orders_as_the_seeded_shuffle() {
+    let mut s = stream(50);
+    for seed in 0..20u8 {
+        let key = RowKey::from_seed([seed; 32]);
+        let ids: Vec<i64> = (0..300).map(|_| s.next_u64() as i64).collect();
+        let mut by_key = ids.clone();
+        by_key.sort_by_key(|&id| key.order_key_of_int(id));
+        let mut shuffle = SeededShuffle::new(key);
+        for id in &ids {
+            shuffle.push(Value::new(&id.to_le_bytes())).unwrap();
+        }
+        let shuffled: Vec<i64> = shuffle
+            .finish(&mut || {})
+            .iter()
+            .map(|v| i64::from_le_bytes(v.bytes().try_into().unwrap()))
+            .collect();
+        assert_eq!(by_key, shuffled);
+        // Both signs among the keys: the order is not only that of the low 63 bits.
+        assert!(ids.iter().any(|&id| key.order_key_of_int(id) < 0));
+        assert!(ids.iter().any(|&id| key.order_key_of_int(id) > 0));
+    }
+}
+
+/// The order of the ids 0..4 by a seeded key, over 24,000 seeds: every one of the 24 orders
+/// equally likely for a key that behaves as random, the test of the fairness notes.
+fn orders_over_seeds(order_key: impl Fn(&[u8; 32], i64) -> i64) -> OrderFrequency {
+    let mut orders = OrderFrequency::new(4);
+    for trial in 0..24_000u32 {
+        let mut seed = [0u8; 32];
+        seed[..4].copy_from_slice(&trial.to_le_bytes());
+        let mut ids: Vec<usize> = (0..4).collect();
+        ids.sort_by_key(|&id| order_key(&seed, id as i64));
+        orders.record(&ids);
+    }
+    orders
+}
+
+#[test]
+fn shuffle_key_orders_are_uniform_over_seeds() {
+    let orders = orders_over_seeds(|seed, id| RowKey::from_seed(*seed).order_key_of_int(id));
+    assert_eq!(orders.unseen(), 0);
+    let result = orders.test();
+    assert!(passes(result), "{result:?}");
+}
+
+/// Negative controls: seeded keys that are not a keyed hash of the id (the id mixed with a word
+/// of the seed's stream, by XOR or by addition) give only a few orders, and the same test
+/// rejects them.
+#[test]
+fn shuffle_key_test_rejects_keys_that_only_mix_the_seed_in() {
+    let word = |seed: &[u8; 32]| Stream::from_seed(*seed).next_u64();
+    let xor = orders_over_seeds(|seed, id| (word(seed) ^ id as u64) as i64);
+    let added = orders_over_seeds(|seed, id| (word(seed).wrapping_add(id as u64)) as i64);
+    for control in [xor, added] {
+        assert!(control.unseen() > 0);
+        assert!(!passes(control.test()));
+    }
+}
 
 // --- Sizes, memory and serialized forms.
 

@@ -1,0 +1,54 @@
+# TABLESAMPLE sparse_bernoulli against what reads the whole table (count, ORDER BY random(),
+# BERNOULLI) and against fetching random tids (the floor of random page reads), on 10^7 rows of
+# (int, md5 text, int), serial; then after 90% of the rows are deleted without VACUUM. Each
+# query with the pages it read (EXPLAIN (ANALYZE, BUFFERS): shared blocks hit and read).
+# Milliseconds, median of BENCH_RUNS runs.
+bench_sql -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS bench_sample" \
+  -c "CREATE TABLE bench_sample WITH (autovacuum_enabled = off) AS SELECT i AS id, md5(i::text) AS t, i % 1000 AS grp FROM generate_series(1, 10000000) i" \
+  -c "VACUUM ANALYZE bench_sample"
+sample_pages=$(psql -X -A -t -d "$BENCH_DB" -c "SELECT relpages FROM pg_class WHERE relname = 'bench_sample'")
+sample_ms() { PGOPTIONS="-c max_parallel_workers_per_gather=0" median_ms "$1"; }
+# Shared blocks hit and read by the statement's plan, summed over its nodes.
+sample_blocks() {
+  PGOPTIONS="-c max_parallel_workers_per_gather=0" psql -X -A -t -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c "
+    DO \$\$ DECLARE plan json; BEGIN
+      EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || \$q\$$1\$q\$ INTO plan;
+      RAISE NOTICE '%', (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint + (plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::bigint;
+    END \$\$" 2>&1 | sed -n 's/^NOTICE:  //p'
+}
+declare -A sample_of
+sample_row() {
+  local label=$1 sql=$2 ms blocks
+  ms=$(sample_ms "$sql")
+  blocks=$(sample_blocks "$sql")
+  sample_of[$label]=$ms
+  printf '| %s | %.1f | %s |\n' "$label" "$ms" "$blocks"
+}
+# Random tids: k line pointers 1..107 of random pages (most hold a row); the tid scan reads one
+# page per tid.
+tids() { echo "SELECT count(*) FROM bench_sample WHERE ctid = ANY (ARRAY(SELECT format('(%s,%s)', floor(random() * $sample_pages)::int, 1 + floor(random() * 107)::int)::tid FROM generate_series(1, $1)))"; }
+echo "### Random rows of 10^7 ($sample_pages pages): ms, serial, and shared blocks the plan touched"
+echo
+echo "| query | ms | blocks |"
+echo "|---|---:|---:|"
+sample_row "count(id)" "SELECT count(id) FROM bench_sample"
+sample_row "ORDER BY random() LIMIT 10" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 10) s"
+sample_row "TABLESAMPLE BERNOULLI (0.0001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE BERNOULLI (0.0001)"
+sample_row "TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.0001)"
+sample_row "10 random tids" "$(tids 10)"
+sample_row "27 random tids" "$(tids 27)"
+sample_row "ORDER BY random() LIMIT 1000" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 1000) s"
+sample_row "TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.01)"
+echo
+echo "10 rows: ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER BY random() LIMIT 10"]}" "${sample_of["TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows"]}" 0)x (target 200x); sparse_bernoulli / 10 random tids $(ratio "${sample_of["TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows"]}" "${sample_of["10 random tids"]}" 1)x (target 3x)"
+echo "1,000 rows: ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER BY random() LIMIT 1000"]}" "${sample_of["TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows"]}" 0)x (target 50x)"
+echo
+bench_sql -c "DELETE FROM bench_sample WHERE id % 10 <> 0"
+echo "### After deleting 90% of the rows without VACUUM (10^6 rows left on the same pages)"
+echo
+echo "| query | ms | blocks |"
+echo "|---|---:|---:|"
+sample_row "ORDER BY random() LIMIT 10, deleted" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 10) s"
+sample_row "TABLESAMPLE sparse_bernoulli (0.001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.001)"
+echo
+bench_sql -c "DROP TABLE bench_sample"
