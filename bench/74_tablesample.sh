@@ -1,4 +1,4 @@
-# TABLESAMPLE sparse_bernoulli against what reads the whole table (count, ORDER BY random(),
+# TABLESAMPLE sparse_bernoulli and sample_rows against what reads the whole table (count, ORDER BY random(),
 # BERNOULLI) and against fetching random tids (the floor of random page reads), on 10^7 rows of
 # (int, md5 text, int), serial; then after 90% of the rows are deleted without VACUUM. Each
 # query with the pages it read (EXPLAIN (ANALYZE, BUFFERS): shared blocks hit and read).
@@ -8,9 +8,11 @@ bench_sql -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS bench_
   -c "VACUUM ANALYZE bench_sample"
 sample_pages=$(psql -X -A -t -d "$BENCH_DB" -c "SELECT relpages FROM pg_class WHERE relname = 'bench_sample'")
 sample_ms() { PGOPTIONS="-c max_parallel_workers_per_gather=0" median_ms "$1"; }
-# Shared blocks hit and read by the statement's plan, summed over its nodes.
+# Shared blocks hit and read by the statement's plan, summed over its nodes, run once before in
+# the same session (so that a function's own catalog lookups, which a new session makes on its
+# first call, are not counted).
 sample_blocks() {
-  PGOPTIONS="-c max_parallel_workers_per_gather=0" psql -X -A -t -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c "
+  PGOPTIONS="-c max_parallel_workers_per_gather=0" psql -X -A -t -d "$BENCH_DB" -v ON_ERROR_STOP=1 -o /dev/null -c "$1" -c "
     DO \$\$ DECLARE plan json; BEGIN
       EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || \$q\$$1\$q\$ INTO plan;
       RAISE NOTICE '%', (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint + (plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::bigint;
@@ -35,12 +37,16 @@ sample_row "count(id)" "SELECT count(id) FROM bench_sample"
 sample_row "ORDER BY random() LIMIT 10" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 10) s"
 sample_row "TABLESAMPLE BERNOULLI (0.0001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE BERNOULLI (0.0001)"
 sample_row "TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.0001)"
+sample_row "sample_rows(NULL::bench_sample, 10)" "SELECT count(*) FROM sample_rows(NULL::bench_sample, 10)"
 sample_row "10 random tids" "$(tids 10)"
 sample_row "27 random tids" "$(tids 27)"
 sample_row "ORDER BY random() LIMIT 1000" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 1000) s"
 sample_row "TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.01)"
+sample_row "sample_rows(NULL::bench_sample, 1000)" "SELECT count(*) FROM sample_rows(NULL::bench_sample, 1000)"
 echo
 echo "10 rows: ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER BY random() LIMIT 10"]}" "${sample_of["TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows"]}" 0)x (target 200x); sparse_bernoulli / 10 random tids $(ratio "${sample_of["TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows"]}" "${sample_of["10 random tids"]}" 1)x (target 3x)"
+echo "10 rows: ORDER BY random() / sample_rows $(ratio "${sample_of["ORDER BY random() LIMIT 10"]}" "${sample_of["sample_rows(NULL::bench_sample, 10)"]}" 0)x; sample_rows / 10 random tids $(ratio "${sample_of["sample_rows(NULL::bench_sample, 10)"]}" "${sample_of["10 random tids"]}" 1)x"
+echo "1,000 rows: ORDER BY random() / sample_rows $(ratio "${sample_of["ORDER BY random() LIMIT 1000"]}" "${sample_of["sample_rows(NULL::bench_sample, 1000)"]}" 0)x"
 echo "1,000 rows: ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER BY random() LIMIT 1000"]}" "${sample_of["TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows"]}" 0)x (target 50x)"
 echo
 bench_sql -c "DELETE FROM bench_sample WHERE id % 10 <> 0"
@@ -50,5 +56,6 @@ echo "| query | ms | blocks |"
 echo "|---|---:|---:|"
 sample_row "ORDER BY random() LIMIT 10, deleted" "SELECT count(*) FROM (SELECT id FROM bench_sample ORDER BY random() LIMIT 10) s"
 sample_row "TABLESAMPLE sparse_bernoulli (0.001), about 10 rows" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.001)"
+sample_row "sample_rows(NULL::bench_sample, 10), statistics still of 10^7 rows" "SELECT count(*) FROM sample_rows(NULL::bench_sample, 10)"
 echo
 bench_sql -c "DROP TABLE bench_sample"

@@ -191,7 +191,8 @@ fn seeded_pairs(client: &mut postgres::Client, query: &str, trials: u32) -> Vec<
 }
 
 /// sample_rows(relation, 2, seed) over 3,000 seeds: each of the 28 pairs of 8 rows (2 on each
-/// of 4 pages, with deleted rows between them) equally often. The negative control takes 2 rows
+/// of 4 pages, with deleted rows between them) equally often, in a plain table and in one
+/// partitioned in two (5 rows and 3). The negative control takes 2 rows
 /// of a TABLESAMPLE SYSTEM sample (whole pages): pairs of one page come too often.
 #[test]
 fn sample_rows_takes_every_pair_equally_often() {
@@ -222,6 +223,29 @@ fn sample_rows_takes_every_pair_equally_often() {
     );
     let result = stats::chi_square_uniform(&exact);
     assert!(passes(result), "{exact:?} {result:?}");
+    // The same rows in two partitions, each sampling on its own: still every pair alike.
+    client
+        .batch_execute(
+            "CREATE TABLE parted_pairs (id int, pad text) PARTITION BY RANGE (id);
+             CREATE TABLE parted_pairs_low PARTITION OF parted_pairs FOR VALUES FROM (1) TO (6)
+               WITH (fillfactor = 50, autovacuum_enabled = off);
+             CREATE TABLE parted_pairs_high PARTITION OF parted_pairs FOR VALUES FROM (6) TO (13)
+               WITH (fillfactor = 50, autovacuum_enabled = off);
+             INSERT INTO parted_pairs SELECT * FROM pairs;
+             INSERT INTO parted_pairs
+               SELECT i, (SELECT string_agg(md5(i || ' ' || j), '') FROM generate_series(1, 60) j)
+                 FROM generate_series(9, 12) i;
+             DELETE FROM parted_pairs WHERE id > 8;
+             ANALYZE parted_pairs;",
+        )
+        .unwrap();
+    let parted = seeded_pairs(
+        &mut client,
+        "SELECT id FROM sample_rows(NULL::parted_pairs, 2, $1)",
+        3000,
+    );
+    let result = stats::chi_square_uniform(&parted);
+    assert!(passes(result), "partitioned: {parted:?} {result:?}");
     let pages = seeded_pairs(
         &mut client,
         "SELECT id FROM (SELECT id FROM pairs TABLESAMPLE system (60)

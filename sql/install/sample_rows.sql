@@ -13,8 +13,9 @@
 --
 -- Without a seed, a try's key is sha256 of two gen_random_uuid() (pg_strong_random), and its
 -- sample is drawn from the backend's OS-keyed stream. With a seed (32 bytes), try i takes the
--- key sha256(seed || i) and the first 52 bits of that key as its REPEATABLE value: the same
--- seed gives the same rows from the same table state.
+-- key sha256(seed || i) and the first 52 bits of that key as its REPEATABLE value, and the
+-- rates come from the table's pages: the same seed gives the same rows from the same rows in
+-- the same places.
 CREATE FUNCTION @extschema@.sample_rows(relation anyelement, k integer, seed bytea DEFAULT NULL)
 RETURNS SETOF anyelement
 LANGUAGE plpgsql
@@ -64,11 +65,16 @@ BEGIN
       FROM pg_class c
      WHERE c.relkind IN ('r', 'm')
        AND (c.oid = rel OR c.oid IN (SELECT p.relid FROM pg_partition_tree(rel) p));
-    IF coalesce(estimate, 0) < 1 THEN
-        -- Never analyzed: at most 291 rows a page (MaxHeapTuplesPerPage of 8 kB pages), which
-        -- errs towards a rate too low; a table whose pages the catalog does not see (the
-        -- coordinator's of a Citus table) is taken for a million rows.
-        estimate := greatest(coalesce(bytes, 0) / current_setting('block_size')::float8 * 291, 1e6);
+    IF seed IS NOT NULL OR coalesce(estimate, 0) < 1 THEN
+        -- From the pages alone, where the table was never analyzed, and always with a seed (whose
+        -- rows then depend on the table's pages, not on its statistics, which ANALYZE changes
+        -- and pg_upgrade does not keep): at most 291 rows a page (MaxHeapTuplesPerPage of 8 kB
+        -- pages), which errs towards a rate too low. A table whose pages the catalog does not
+        -- see (the coordinator's of a Citus table) is taken for a million rows.
+        estimate := coalesce(bytes, 0) / current_setting('block_size')::float8 * 291;
+        IF estimate < 1 THEN
+            estimate := 1e6;
+        END IF;
     END IF;
     -- The table's alias in the query names its whole row: it must not be a column's name.
     WHILE EXISTS (SELECT FROM pg_attribute WHERE attrelid = rel AND attname = alias) LOOP
