@@ -52,6 +52,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("fair_verify_game", "SELECT string_agg(v::text, E'\\n') FROM (SELECT min(game_id) g FROM game WHERE desk_id = 10) first, fair_verify_game(first.g) v"),
         ("fair_verify_desk", "SELECT string_agg(v::text, E'\\n') FROM fair_verify_desk(10) v"),
         ("fair_publication", "SELECT fair_publication(10)::text"),
+        ("fair_receipt", "SELECT fair_receipt(max(game_id))::text FROM game WHERE desk_id = 10"),
         ("dealcards_written_here", "SELECT bool_or(dealcards_written_here(xmin))::text FROM desk"),
         ("dealcards_distribute", "SELECT count(*) FROM dealcards_distribute()"),
         ("dealcards_sync_sequences", "SELECT string_agg(s.sequence::text || ' ' || coalesce(s.largest_id::text, '-') || ' ' || s.next_id, ', ' ORDER BY s.sequence::text) FROM dealcards_sync_sequences() s"),

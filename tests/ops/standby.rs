@@ -13,7 +13,7 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 28] = [
+const READS: [(&str, &str); 29] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9])"),
@@ -44,6 +44,10 @@ const READS: [(&str, &str); 28] = [
         "SELECT verified FROM fair_verify_game((SELECT min(game_id) FROM game WHERE desk_id = 10))",
     ),
     ("fair_publication", "SELECT fair_publication(10)::text"),
+    (
+        "fair_receipt",
+        "SELECT fair_receipt(max(game_id))::text FROM game WHERE desk_id = 10",
+    ),
     (
         "shuffle_queue_current",
         "SELECT shuffle_queue_current((SELECT min(queue_id) FROM shuffle_queue))",
