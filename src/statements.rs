@@ -75,26 +75,11 @@ impl ExtensionSchema {
     }
 }
 
-/// Whether a relation has row level security enabled (`relrowsecurity`), from the catalog cache.
-pub fn relation_row_security(relid: pg_sys::Oid) -> bool {
-    // SAFETY: a catalog cache lookup of a relation's pg_class row, read and released.
-    unsafe {
-        let tuple = pg_sys::SearchSysCache1(
-            pg_sys::SysCacheIdentifier::RELOID as i32,
-            pg_sys::Datum::from(relid),
-        );
-        if tuple.is_null() {
-            return false;
-        }
-        let enabled =
-            (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_class>(tuple)).relrowsecurity;
-        pg_sys::ReleaseSysCache(tuple);
-        enabled
-    }
-}
-
-/// The owner of a relation, from the catalog cache.
-pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
+/// A field of a relation's pg_class row, from the catalog cache; none for no such relation.
+fn class_field<T>(
+    relid: pg_sys::Oid,
+    field: impl FnOnce(&pg_sys::FormData_pg_class) -> T,
+) -> Option<T> {
     // SAFETY: a catalog cache lookup of a relation's pg_class row, read and released.
     unsafe {
         let tuple = pg_sys::SearchSysCache1(
@@ -104,10 +89,20 @@ pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
         if tuple.is_null() {
             return None;
         }
-        let owner = (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_class>(tuple)).relowner;
+        let value = field(&*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_class>(tuple));
         pg_sys::ReleaseSysCache(tuple);
-        Some(owner)
+        Some(value)
     }
+}
+
+/// Whether a relation has row level security enabled (`relrowsecurity`), from the catalog cache.
+pub fn relation_row_security(relid: pg_sys::Oid) -> bool {
+    class_field(relid, |class| class.relrowsecurity).unwrap_or(false)
+}
+
+/// The owner of a relation, from the catalog cache.
+pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
+    class_field(relid, |class| class.relowner)
 }
 
 /// This backend's kept plans, all for one schema under one name, by the address of their

@@ -86,11 +86,15 @@ pub fn distributed() -> Client {
 
 /// The connection string of the node listening on `port` (the coordinator's, another port).
 pub fn node_dsn(port: i32) -> String {
-    coordinator_dsn()
-        .split_whitespace()
+    dsn_with(&coordinator_dsn(), "port", &port.to_string())
+}
+
+/// `dsn` with its setting `name` (port, user, dbname, ...) set to `value`.
+pub fn dsn_with(dsn: &str, name: &str, value: &str) -> String {
+    dsn.split_whitespace()
         .map(|kv| {
-            if kv.starts_with("port=") {
-                format!("port={port}")
+            if kv.starts_with(&format!("{name}=")) {
+                format!("{name}={value}")
             } else {
                 kv.to_string()
             }

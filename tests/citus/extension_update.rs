@@ -2,7 +2,7 @@
 
 use postgres::Client;
 
-use crate::cluster::{connect_to, coordinator_dsn, setting, worker_dsns};
+use crate::cluster::{connect_to, coordinator_dsn, dsn_with, setting, worker_dsns};
 use crate::desks::sqlstate;
 
 /// `ALTER EXTENSION dealcards UPDATE` on a cluster whose tables are distributed, from 0.3.0 (the
@@ -14,18 +14,7 @@ use crate::desks::sqlstate;
 fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game() {
     const DB: &str = "dealcards_update";
     const FROM: &str = "0.3.0";
-    let with_db = |dsn: &str, db: &str| -> String {
-        dsn.split_whitespace()
-            .map(|kv| {
-                if kv.starts_with("dbname=") {
-                    format!("dbname={db}")
-                } else {
-                    kv.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let with_db = |dsn: &str, db: &str| dsn_with(dsn, "dbname", db);
     let nodes: Vec<String> = std::iter::once(coordinator_dsn())
         .chain(worker_dsns())
         .collect();

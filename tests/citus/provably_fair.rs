@@ -244,17 +244,7 @@ fn a_game_server_sees_no_deal_before_it_commits_on_the_cluster() {
             .unwrap()
             .get(0)
     };
-    let dsn = crate::cluster::coordinator_dsn()
-        .split_whitespace()
-        .map(|kv| {
-            if kv.starts_with("user=") {
-                format!("user={role}")
-            } else {
-                kv.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let dsn = crate::cluster::dsn_with(&crate::cluster::coordinator_dsn(), "user", role);
     let mut game_server = crate::cluster::connect_to(&dsn);
     for desk in [lo, hi] {
         c.batch_execute(&format!(
