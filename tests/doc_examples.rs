@@ -176,3 +176,73 @@ fn a_wrong_output_is_caught() {
         normalized(" one \n-----\n   1\n(1 row)\n")
     );
 }
+
+/// Whether `sql` calls or names `function`: the name as a whole word.
+fn names(sql: &str, function: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    sql.match_indices(function).any(|(at, _)| {
+        let before = sql[..at].chars().next_back();
+        let after = sql[at + function.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// Every SQL function of the extension that a user calls has a real example in docs/: a block
+/// `make test` runs (the README's short session links to the pages instead of touring them).
+/// What a user never calls is left out, read from the catalog: the support functions of the
+/// aggregates and of their state type, and the event trigger functions.
+#[test]
+fn every_function_has_an_example_in_the_docs() {
+    let mut client = server::connect();
+    let functions: Vec<String> = client
+        .query(
+            "SELECT DISTINCT p.proname::text
+               FROM pg_proc p
+               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                AND d.deptype = 'e'
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+              WHERE p.prorettype <> 'event_trigger'::regtype
+                AND NOT EXISTS (SELECT FROM pg_aggregate a
+                                 WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
+                                                 a.aggserialfn, a.aggdeserialfn))
+                AND NOT EXISTS (SELECT FROM pg_type t
+                                 WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+              ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(
+        functions.iter().any(|f| f == "deal_cards") && functions.len() > 30,
+        "the catalog query found too few functions: {functions:?}"
+    );
+    let examples: Vec<String> = documents()
+        .into_iter()
+        .filter(|p| p.parent().is_some_and(|d| d.ends_with("docs")))
+        .flat_map(|p| examples(&std::fs::read_to_string(p).unwrap()))
+        .map(|e| e.sql)
+        .collect();
+    let missing: Vec<&String> = functions
+        .iter()
+        .filter(|f| !examples.iter().any(|sql| names(sql, f)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no example in docs/ calls {missing:?}: add one to the function's page"
+    );
+}
+
+/// The name match is by whole word: a longer name, or a name inside another, is not a call.
+#[test]
+fn a_function_named_only_inside_another_name_is_missing() {
+    assert!(names("SELECT shuffle_ints(1, 3)", "shuffle_ints"));
+    assert!(names(
+        "FROM t TABLESAMPLE sparse_bernoulli (1)",
+        "sparse_bernoulli"
+    ));
+    assert!(!names("SELECT shuffle_ints_x(1, 3)", "shuffle_ints"));
+    assert!(!names("SELECT my_shuffle_ints(1, 3)", "shuffle_ints"));
+    assert!(!names("SELECT 1", "shuffle_ints"));
+}
