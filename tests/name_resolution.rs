@@ -226,7 +226,7 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         assert_eq!(rows.len(), 2, "{call}");
     }
     // The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
-    // ALTER TABLE and CREATE INDEX: a column added to an extension's table and an index made on
+    // ALTER TABLE and CREATE INDEX, and the settings table's trigger on its rows: a column added to an extension's table and an index made on
     // one are refused, each guard run whole. (The block names everything by schema: it runs
     // under the caller's search_path.)
     caller
@@ -244,6 +244,12 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
                EXCEPTION WHEN feature_not_supported THEN
                  NULL;
                END;
+               -- A storage parameter set through dealcards_table_setting is applied, and
+               -- resetting it takes the row away.
+               EXECUTE pg_catalog.format(
+                 'INSERT INTO %I.dealcards_table_setting VALUES (''note'', ''{fillfactor=90}'', ''{}'')
+                  ON CONFLICT (table_name) DO UPDATE SET options = excluded.options', ext_schema);
+               EXECUTE pg_catalog.format('ALTER TABLE %I.note RESET (fillfactor)', ext_schema);
                -- An index on a table of the caller's own passes, the guard run whole.
                CREATE TEMP TABLE IF NOT EXISTS own_table (x integer);
                CREATE INDEX IF NOT EXISTS own_table_x ON pg_temp.own_table (x);

@@ -66,7 +66,7 @@ fn calls() -> Vec<(&'static str, String)> {
 }
 
 /// The functions one calls by name (aggregates included), of the extension in this database:
-/// not the support functions of its aggregates and types, nor its event trigger's.
+/// not the support functions of its aggregates and types, nor its triggers' and event triggers'.
 fn callable_functions(client: &mut Client) -> BTreeSet<String> {
     rows(
         client,
@@ -75,7 +75,7 @@ fn callable_functions(client: &mut Client) -> BTreeSet<String> {
            JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
            JOIN pg_proc p ON p.oid = d.objid
           WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
-            AND p.prorettype <> 'event_trigger'::regtype
+            AND p.prorettype NOT IN ('event_trigger'::regtype, 'trigger'::regtype)
             AND NOT EXISTS (SELECT FROM pg_aggregate a
                              WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
                                              a.aggserialfn, a.aggdeserialfn))
@@ -157,6 +157,9 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         "SET dealcards.allow_own_objects = on",
         "CREATE INDEX users_own_index ON game (dealt_at)",
         "RESET dealcards.allow_own_objects",
+        // What a DBA tunes on a hot table (kept by a dump through dealcards_table_setting).
+        "ALTER TABLE game SET (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.02)",
+        "ALTER TABLE game ALTER COLUMN desk_id SET STATISTICS 300",
     ] {
         client.batch_execute(sql).unwrap();
     }
@@ -234,6 +237,16 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         ),
         "1",
         "the user's index on game"
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT c.reloptions::text || ' ' || a.attstattarget
+               FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'desk_id'
+              WHERE c.oid = 'game'::regclass"
+        ),
+        "{fillfactor=85,autovacuum_vacuum_scale_factor=0.02} 300",
+        "the storage parameters and statistics target of game"
     );
     let outputs_after = outputs(&mut client);
     for (sql, before) in &outputs_before {
