@@ -47,6 +47,22 @@ DEALCARDS_OPS_PG_BIN=$(pg_bin_of "$ops_major")
 DEALCARDS_PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 [ "$AS_ROOT" = 0 ] || export DEALCARDS_OPS_RUNAS=$PG_OS_USER
 
+# A run that fails or is interrupted leaves no server behind: on exit, every PostgreSQL and
+# PgBouncer still running from the suite's folder gets an immediate shutdown (a test stops its
+# own servers when it ends, even when it fails; not when the run is killed).
+stop_leftover_servers() {
+  local pidfile pid
+  for pidfile in "$DEALCARDS_OPS_DIR"/*/data/postmaster.pid "$DEALCARDS_OPS_DIR"/*/pgbouncer.pid; do
+    [ -f "$pidfile" ] && read -r pid <"$pidfile" || continue
+    case "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" in
+      *postgres*) kill -QUIT "$pid" 2>/dev/null || true ;;
+      *pgbouncer*) kill -TERM "$pid" 2>/dev/null || true ;;
+    esac
+  done
+}
+stop_leftover_servers
+trap stop_leftover_servers EXIT
+
 skip=()
 if [ -n "$upgrade_from" ] && [ "$upgrade_from" != "$upgrade_to" ]; then
   export DEALCARDS_UPGRADE_FROM_BIN DEALCARDS_UPGRADE_TO_BIN
