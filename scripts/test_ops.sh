@@ -8,6 +8,10 @@
 #     tables replicate as any table does, and recovery refuses writes the same way on each (the
 #     functions ask RecoveryInProgress()). One major keeps make test's time; the newest is what
 #     a new replica or pooler is set up on.
+#   - the crash test on OPS_PG_VERSION too: clients at work while the server is killed 24 times
+#     (pg_ctl stop -m immediate, kill -9 of a backend), everything they saw committed checked
+#     after each restart. Crash recovery is PostgreSQL's WAL replay, the same for the extension's
+#     tables on every major.
 #   - pg_dump and pg_restore (serial and parallel, custom and directory format) on OPS_PG_VERSION
 #     too: what a restore does with the extension's tables depends on pg_restore, not on the
 #     server's major; a dump of the oldest major restored into the newest runs with pg_upgrade's
