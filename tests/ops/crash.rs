@@ -540,7 +540,7 @@ fn ints(client: &mut Client, sql: &str) -> Vec<i64> {
         .collect()
 }
 
-/// The games of a desk, and those of no desk any client deals at.
+/// The games stored at a desk.
 fn games_at(client: &mut Client, desk: i32) -> BTreeSet<i64> {
     ints(
         client,
