@@ -8,6 +8,10 @@
 #     tables replicate as any table does, and recovery refuses writes the same way on each (the
 #     functions ask RecoveryInProgress()). One major keeps make test's time; the newest is what
 #     a new replica or pooler is set up on.
+#   - the crash test on OPS_PG_VERSION too: clients at work while the server is killed 24 times
+#     (pg_ctl stop -m immediate, kill -9 of a backend), everything they saw committed checked
+#     after each restart. Crash recovery is PostgreSQL's WAL replay, the same for the extension's
+#     tables on every major.
 #   - pg_dump and pg_restore (serial and parallel, custom and directory format) on OPS_PG_VERSION
 #     too: what a restore does with the extension's tables depends on pg_restore, not on the
 #     server's major; a dump of the oldest major restored into the newest runs with pg_upgrade's
@@ -46,6 +50,22 @@ DEALCARDS_OPS_DIR=$(server_dir ops)
 DEALCARDS_OPS_PG_BIN=$(pg_bin_of "$ops_major")
 DEALCARDS_PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 [ "$AS_ROOT" = 0 ] || export DEALCARDS_OPS_RUNAS=$PG_OS_USER
+
+# A run that fails or is interrupted leaves no server behind: on exit, every PostgreSQL and
+# PgBouncer still running from the suite's folder gets an immediate shutdown (a test stops its
+# own servers when it ends, even when it fails; not when the run is killed).
+stop_leftover_servers() {
+  local pidfile pid
+  for pidfile in "$DEALCARDS_OPS_DIR"/*/data/postmaster.pid "$DEALCARDS_OPS_DIR"/*/pgbouncer.pid; do
+    [ -f "$pidfile" ] && read -r pid <"$pidfile" || continue
+    case "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" in
+      *postgres*) kill -QUIT "$pid" 2>/dev/null || true ;;
+      *pgbouncer*) kill -TERM "$pid" 2>/dev/null || true ;;
+    esac
+  done
+}
+stop_leftover_servers
+trap stop_leftover_servers EXIT
 
 skip=()
 if [ -n "$upgrade_from" ] && [ "$upgrade_from" != "$upgrade_to" ]; then

@@ -1,5 +1,7 @@
 //! What database administrators do to a server with dealcards, with PostgreSQL's own tools and
 //! PgBouncer, each test on servers of its own (docs/operations.md says what these show):
+//!   - `crash`: clients dealing, revealing and stepping queues while the server is killed over
+//!     and over, and after every restart all they saw committed there, whole;
 //!   - `pooler`: deals, provably fair rounds and queue steps from concurrent clients through
 //!     PgBouncer in transaction and in statement pooling; settings and listeners behind it;
 //!   - `replication`: a logical-replication subscriber that verifies the provably fair games,
@@ -24,6 +26,7 @@ mod dealing;
 mod notify;
 mod servers;
 
+mod crash;
 mod pg_upgrade;
 mod pooler;
 mod replication;

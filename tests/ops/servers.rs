@@ -232,6 +232,14 @@ impl Cluster {
         self.started_once = true;
     }
 
+    /// Starts the server again after a crash (`pg_ctl stop -m immediate`), on another port if
+    /// another program took its own meanwhile: for a server no standby or pooler follows, whose
+    /// clients ask it for its port.
+    pub fn start_again(&mut self) {
+        self.started_once = false;
+        self.start();
+    }
+
     pub fn stop(&mut self) {
         if self.running {
             let data = self.data.display().to_string();
