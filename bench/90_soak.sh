@@ -1,0 +1,80 @@
+# A day of traffic, compressed: SOAK_CLIENTS (default 32) pgbench connections for SOAK_SECONDS
+# (default 600) mixing ordinary deals, provably fair deals and reveals, a queue step of every
+# kind and a row sample, with each operation's throughput and latency percentiles per minute,
+# errors (pgbench fails the run on any), and the backends' private memory sampled every 10 s
+# (start and end in the table: no growth). SOAK_SECONDS=0 skips it.
+# shellcheck shell=bash
+soak_seconds=${SOAK_SECONDS:-600}
+soak_clients=${SOAK_CLIENTS:-32}
+if [ "$soak_seconds" -gt 0 ]; then
+  soak_dir=$(mktemp -d)
+  chmod 777 "$soak_dir"
+  # 1,000 ordinary desks, 200 provably fair ones (seeds not required: pgbench plays no client),
+  # 200 queues of each kind over 200 tracks, and a 10^6-row table to sample.
+  bench_sql <<'SQL' || { echo "the soak run's set-up failed" >&2; return 1 2>/dev/null || exit 1; }
+TRUNCATE game, bid_record, note;
+DELETE FROM desk_player WHERE desk_id BETWEEN 20001 AND 21200;
+DELETE FROM desk WHERE desk_id BETWEEN 20001 AND 21200;
+INSERT INTO desk (desk_id) SELECT d FROM generate_series(20001, 21200) d;
+INSERT INTO desk_player SELECT d, s, d * 10 + s FROM generate_series(20001, 21200) d, generate_series(1, 3) s;
+SELECT count(fair_mode_on(d, seeds_required => false)) FROM generate_series(21001, 21200) d;
+DROP TABLE IF EXISTS soak_queue, soak_rows;
+CREATE TABLE soak_queue (kind int, n int, queue_id bigint, PRIMARY KEY (kind, n));
+INSERT INTO soak_queue
+SELECT k, n, CASE k
+         WHEN 1 THEN shuffle_queue_new(t)
+         WHEN 2 THEN shuffle_queue_new(t, 'random', 20)
+         WHEN 3 THEN shuffle_queue_new(t, groups => ARRAY(SELECT 'artist ' || i % 17 FROM unnest(t) i))
+         WHEN 4 THEN shuffle_queue_new(t, listener => n)
+         WHEN 5 THEN shuffle_queue_new(t, seed => sha256(int4send(n))) END
+  FROM generate_series(1, 5) k, generate_series(1, 200) n,
+       LATERAL (SELECT ARRAY(SELECT generate_series(1, 200)::bigint) AS t) a;
+CREATE TABLE soak_rows (id int PRIMARY KEY, t text);
+INSERT INTO soak_rows SELECT g, md5(g::text) FROM generate_series(1, 1000000) g;
+VACUUM ANALYZE;
+SQL
+  soak_script() { printf '%s\n' "$2" >"$soak_dir/$1.sql"; }
+  soak_script deal '\set desk random(20001, 21000)
+SELECT deal_cards(:desk);'
+  soak_script fair_deal '\set desk random(21001, 21200)
+SELECT deal_cards(:desk);'
+  soak_script fair_reveal '\set desk random(21001, 21200)
+SELECT round FROM fair_reveal(:desk);'
+  soak_script queue_next '\set kind random(1, 5)
+\set n random(1, 200)
+SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :n;'
+  soak_script sample_rows 'SELECT count(*) FROM sample_rows(NULL::soak_rows, 10);'
+  names=deal,fair_deal,fair_reveal,queue_next,sample_rows
+  # Backends' private memory (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) every
+  # 10 s: elapsed seconds, backends, their total and the largest, in KiB.
+  (
+    start=$(date +%s)
+    while sleep 10; do
+      pids=$(psql -X -q -A -t -d "$BENCH_DB" -c \
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND backend_type = 'client backend'")
+      [ -n "$pids" ] || continue
+      for p in $pids; do
+        awk '/^Private_(Clean|Dirty):/ { s += $2 } END { print s + 0 }' "/proc/$p/smaps_rollup" 2>/dev/null
+      done | awk -v t=$(($(date +%s) - start)) '{ n++; s += $1; if ($1 > m) m = $1 } END { if (n) print t, n, s, m }'
+    done >"$soak_dir/memory"
+  ) &
+  sampler=$!
+  if ! out=$("$PG_BIN/pgbench" -n -M prepared -c "$soak_clients" -j "$(nproc)" -T "$soak_seconds" \
+    -f "$soak_dir/deal.sql@40" -f "$soak_dir/fair_deal.sql@15" -f "$soak_dir/fair_reveal.sql@1" \
+    -f "$soak_dir/queue_next.sql@40" -f "$soak_dir/sample_rows.sql@4" \
+    -l --log-prefix="$soak_dir/soak" "$BENCH_DB" 2>&1); then
+    kill "$sampler" 2>/dev/null
+    echo "$out" >&2
+    echo "the soak run failed" >&2
+    return 1 2>/dev/null || exit 1
+  fi
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  echo "### A day of traffic: $soak_clients connections for $soak_seconds s"
+  echo
+  echo "pgbench: $(sed -n 's/^number of transactions actually processed: \(.*\)/\1 transactions/p' <<<"$out"), $(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out") a second, none failed (pgbench fails the run on an error)"
+  echo
+  python3 "$ROOT/bench/soak_report.py" "$soak_dir" "$names" "$soak_dir/memory"
+  echo
+  rm -rf "$soak_dir"
+fi

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The soak run's report (bench/90_soak.sh): per operation and minute, from pgbench's
+per-transaction logs, the transactions, throughput and the p50, p95, p99 and maximum latency;
+then the backends' memory at the start and the end, from the samples the run took.
+
+Usage: soak_report.py LOG_DIR NAMES MEMORY_FILE
+  LOG_DIR      pgbench's logs (pgbench -l --log-prefix=LOG_DIR/soak): one line a transaction,
+               "client transaction latency_us script epoch_s epoch_us"
+  NAMES        the operations' names, comma-separated, in the order of pgbench's -f scripts
+  MEMORY_FILE  lines "elapsed_s backends total_kib largest_kib" of private memory
+"""
+import glob
+import os
+import sys
+
+
+def percentile(sorted_values, p):
+    """The nearest-rank percentile of sorted values."""
+    if not sorted_values:
+        return 0
+    rank = max(1, -(-len(sorted_values) * p // 100))
+    return sorted_values[int(rank) - 1]
+
+
+def main():
+    log_dir, names, memory_file = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
+    rows = []
+    for path in glob.glob(os.path.join(log_dir, "soak*")):
+        with open(path) as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) < 6:
+                    continue
+                latency, script = fields[2], int(fields[3])
+                if not latency.isdigit():
+                    # "failed" or "skipped": pgbench counts them; the run fails on any.
+                    print(f"a transaction of {names[script]} {latency}", file=sys.stderr)
+                    sys.exit(1)
+                rows.append((int(fields[4]) + int(fields[5]) / 1e6, script, int(latency) / 1000.0))
+    if not rows:
+        print("no transactions logged", file=sys.stderr)
+        sys.exit(1)
+    start = min(r[0] for r in rows)
+    buckets = {}
+    for at, script, ms in rows:
+        buckets.setdefault((int((at - start) // 60), script), []).append(ms)
+    minutes = max(m for m, _ in buckets) + 1
+    end = max(r[0] for r in rows)
+    print("| operation | minute | transactions | per second | p50 ms | p95 ms | p99 ms | max ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for script, name in enumerate(names):
+        for minute in range(minutes):
+            values = sorted(buckets.get((minute, script), []))
+            if not values:
+                continue
+            # The last minute may be part of one.
+            seconds = max(1.0, min(60.0, end - start - 60 * minute))
+            print(
+                f"| {name} | {minute + 1} | {len(values)} | {len(values) / seconds:.1f} | "
+                f"{percentile(values, 50):.2f} | {percentile(values, 95):.2f} | "
+                f"{percentile(values, 99):.2f} | {values[-1]:.2f} |"
+            )
+    print()
+    with open(memory_file) as f:
+        samples = [line.split() for line in f if line.strip()]
+    if samples:
+        first, last = samples[0], samples[-1]
+        print("| backends' private memory | at | backends | total MiB | largest MiB |")
+        print("|---|---:|---:|---:|---:|")
+        for label, s in (("start", first), ("end", last)):
+            print(
+                f"| {label} | {s[0]} s | {s[1]} | {int(s[2]) / 1024:.1f} | {int(s[3]) / 1024:.1f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
