@@ -29,7 +29,7 @@ use std::ffi::{c_char, CStr};
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
 use pgrx::prelude::*;
-use pgrx::{IntoDatum, PgLogLevel, PgSqlErrorCode};
+use pgrx::{IntoDatum, PgLogLevel, PgSqlErrorCode, PgTupleDesc};
 
 use dealcards_core::bernoulli::{exact_try_rows, next_try_rate, scan_is_cheaper, seeded_try};
 use dealcards_core::error::Error;
@@ -115,10 +115,9 @@ struct Size {
 unsafe fn rows_per_page(rel: pg_sys::Relation) -> f64 {
     // SAFETY: an open relation and its tuple descriptor.
     unsafe {
-        let desc = (*rel).rd_att;
+        let desc = PgTupleDesc::from_pg_unchecked((*rel).rd_att);
         let mut width = 0i64;
-        for i in 0..(*desc).natts as usize {
-            let att = &*(*desc).attrs.as_ptr().add(i);
+        for att in desc.iter() {
             if att.attisdropped {
                 continue;
             }
@@ -193,9 +192,9 @@ unsafe fn names(relid: pg_sys::Oid) -> (String, String) {
         let relname = pg_sys::get_rel_name(relid);
         let name = format!("{}.{}", quoted(schema), quoted(relname));
         let rel = pg_sys::relation_open(relid, pg_sys::NoLock as pg_sys::LOCKMODE);
-        let desc = (*rel).rd_att;
-        let columns: Vec<String> = (0..(*desc).natts as usize)
-            .map(|i| &*(*desc).attrs.as_ptr().add(i))
+        let desc = PgTupleDesc::from_pg_unchecked((*rel).rd_att);
+        let columns: Vec<String> = desc
+            .iter()
             .filter(|att| !att.attisdropped)
             .map(|att| owned(att.attname.data.as_ptr()))
             .collect();
