@@ -57,6 +57,27 @@ echo "10 rows: ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER 
 echo "10 rows: ORDER BY random() / sample_rows $(ratio "${sample_of["ORDER BY random() LIMIT 10"]}" "${sample_of["sample_rows(NULL::bench_sample, 10)"]}" 0)x (target 200x); sample_rows / 10 random tids $(ratio "${sample_of["sample_rows(NULL::bench_sample, 10)"]}" "${sample_of["10 random tids"]}" 1)x, / 16 random tids $(ratio "${sample_of["sample_rows(NULL::bench_sample, 10)"]}" "${sample_of["16 random tids"]}" 1)x (target 3x)"
 echo "1,000 rows: ORDER BY random() / sample_rows $(ratio "${sample_of["ORDER BY random() LIMIT 1000"]}" "${sample_of["sample_rows(NULL::bench_sample, 1000)"]}" 0)x (target 50x); ORDER BY random() / sparse_bernoulli $(ratio "${sample_of["ORDER BY random() LIMIT 1000"]}" "${sample_of["TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows"]}" 0)x"
 echo
+# The small queries again, interleaved so that a machine's changing load weighs on each alike:
+# BENCH_ROUNDS rounds (default 15), each timing every query once in a warm connection of its
+# own; quartiles.
+echo "### Interleaved: ms over ${BENCH_ROUNDS:-15} rounds (first quartile, median, third quartile)"
+echo
+echo "| query | q1 | median | q3 |"
+echo "|---|---:|---:|---:|"
+round_labels=("sample_rows(NULL::bench_sample, 10)" "TABLESAMPLE sparse_bernoulli (0.0001), about 10 rows" "10 random tids" "16 random tids" "sample_rows(NULL::bench_sample, 1000)" "TABLESAMPLE sparse_bernoulli (0.01), about 1,000 rows")
+round_queries=("SELECT count(*) FROM sample_rows(NULL::bench_sample, 10)" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.0001)" "$(tids 10)" "$(tids 16)" "SELECT count(*) FROM sample_rows(NULL::bench_sample, 1000)" "SELECT count(*) FROM bench_sample TABLESAMPLE sparse_bernoulli (0.01)")
+rounds=$(for _ in $(seq 1 "${BENCH_ROUNDS:-15}"); do
+  for i in "${!round_queries[@]}"; do
+    printf '%s|' "$i"
+    PGOPTIONS="-c max_parallel_workers_per_gather=0" psql -X -q -d "$BENCH_DB" -v ON_ERROR_STOP=1 \
+      -c "${round_queries[$i]}" -c '\timing on' -c "${round_queries[$i]}" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+  done
+done)
+for i in "${!round_labels[@]}"; do
+  grep "^$i|" <<<"$rounds" | cut -d'|' -f2 | sort -g | awk -v l="${round_labels[$i]}" \
+    '{ a[NR] = $1 } END { printf "| %s | %.2f | %.2f | %.2f |\n", l, a[int((NR + 3) / 4)], a[(NR + 1) / 2], a[int((3 * NR + 3) / 4)] }'
+done
+echo
 # One read of every page (which prunes the deleted rows' pages and sets their hint bits) and a
 # checkpoint: the table as it stands a while after the DELETE, not the reads that would otherwise
 # write out the pages the DELETE dirtied as they evict them.
