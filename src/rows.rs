@@ -1,7 +1,7 @@
 //! Aggregates that sample and shuffle rows: `sample_agg`, `shuffle_agg`, `resample_agg` and their
 //! seeded forms (sql/install/rows.sql declares them; docs/rows.md documents them). The seeded
 //! order key `shuffle_key` is in `shuffle_key`, the TABLESAMPLE method `sparse_bernoulli` in
-//! `tablesample`.
+//! `tablesample`, `sample_rows` in `sample_rows`.
 //!
 //! Their support functions are plain V1 C functions rather than `#[pg_extern]`s: a transition
 //! function runs once per row, and a row a sample passes over must cost little more than
@@ -864,5 +864,7 @@ pub unsafe extern "C-unwind" fn dealcards_rows_agg_deserialize(fcinfo: FunctionC
 mod shuffle_key;
 // TABLESAMPLE sparse_bernoulli (p): rows sampled without reading every page.
 mod tablesample;
+// sample_rows(relation, k [, seed]): exactly k rows, through sparse_bernoulli.
+mod sample_rows;
 // After the macros it uses.
 mod state_type;

@@ -162,5 +162,48 @@ impl SlotSample {
     }
 }
 
+/// The rows a try of an exact sample of k rows aims at: k + 2 sqrt(k) + 3, so that a try at a
+/// rate giving that many rows in expectation comes back with fewer than k about once in fifty
+/// tries (a Poisson count 2 standard deviations and 3 rows under its mean), where one more row
+/// of margin costs about one more page read in every try.
+pub fn exact_try_rows(k: u64) -> f64 {
+    let k = k as f64;
+    k + 2.0 * k.sqrt() + 3.0
+}
+
+/// The rate of the try after one at `rate` that came back with `got` rows, fewer than the
+/// `target` it aimed at: the rate at which `got / rate` rows would give `target`, between twice
+/// and sixteen times `rate` (sixteen times when none came back), at most 1. The rows a try
+/// brings depend on its rate and on fresh randomness alone, so a rate chosen from the earlier
+/// tries' sizes keeps the last try a uniform sample of its size.
+pub fn next_try_rate(rate: f64, got: u64, target: f64) -> f64 {
+    let factor = if got == 0 {
+        16.0
+    } else {
+        (target / got as f64).clamp(2.0, 16.0)
+    };
+    (rate * factor).min(1.0)
+}
+
+/// Whether a try at `rate` should read the whole table instead: where the pages it is expected
+/// to visit (each at most once, in order) reach a quarter of the table's `pages`, a scan costs
+/// about as much and brings every row. Tries grow at least twofold, so all the sampled tries
+/// before a scan read under half of the table together.
+pub fn scan_is_cheaper(pages: f64, rate: f64, per_page: u32) -> bool {
+    rate >= 1.0 || (pages > 0.0 && expected_pages(pages, rate, per_page) >= pages / 4.0)
+}
+
+/// The key of try `index` of a seeded exact sample, SHA-256(seed || index as 4 bytes
+/// big-endian), and its REPEATABLE value: the key's first 52 bits as a number (exact in a
+/// float8).
+pub fn seeded_try(seed: &[u8], index: u32) -> ([u8; SEED_LEN], f64) {
+    let mut hash = Sha256::new();
+    hash.update(seed);
+    hash.update(index.to_be_bytes());
+    let key: [u8; SEED_LEN] = hash.finalize().into();
+    let top = u64::from_be_bytes(key[..8].try_into().expect("8 bytes")) >> 12;
+    (key, top as f64)
+}
+
 #[cfg(test)]
 mod tests;

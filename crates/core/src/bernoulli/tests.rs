@@ -314,3 +314,36 @@ fn expected_pages_match_the_draws() {
         "{mean} vs {expected}"
     );
 }
+
+#[test]
+fn seeded_tries_are_sha256_of_the_seed_and_the_index() {
+    // Golden values from Python: hashlib.sha256(bytes(32) + i.to_bytes(4, 'big')), and its
+    // first 8 bytes big-endian shifted right by 12.
+    let (key, repeatable) = seeded_try(&[0u8; 32], 0);
+    assert_eq!(
+        key[..4],
+        [0x6d, 0xb6, 0x5f, 0xd5],
+        "sha256(0^32 || 00000000)"
+    );
+    assert_eq!(repeatable, 1930080948976949.0);
+    let (key, repeatable) = seeded_try(&[0u8; 32], 1);
+    assert_eq!(key[..4], [0x21, 0x58, 0xa8, 0x90]);
+    assert_eq!(repeatable, 586634702018018.0);
+}
+
+#[test]
+fn exact_tries_aim_above_k_and_grow() {
+    assert_eq!(exact_try_rows(0), 3.0);
+    assert!((exact_try_rows(100) - 123.0).abs() < 1e-9);
+    // Short by a little: about target / got; none back: sixteen times; never past 1.
+    assert!((next_try_rate(0.001, 10, 30.0) - 0.003).abs() < 1e-12);
+    assert_eq!(next_try_rate(0.001, 29, 30.0), 0.002);
+    assert_eq!(next_try_rate(0.001, 0, 30.0), 0.016);
+    assert_eq!(next_try_rate(0.5, 0, 30.0), 1.0);
+    // A scan once a quarter of the pages would be visited; never for a table of no pages (a
+    // Citus table's coordinator) below a rate of 1.
+    assert!(!scan_is_cheaper(93_458.0, 2e-6, 291));
+    assert!(scan_is_cheaper(93_458.0, 0.001, 291));
+    assert!(!scan_is_cheaper(0.0, 0.5, 291));
+    assert!(scan_is_cheaper(0.0, 1.0, 291));
+}
