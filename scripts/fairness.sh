@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The fairness report: the statistical battery of crates/fairness against a live server, on the
-# OS-keyed generator, then on broken shuffles that must fail; writes the heat map PNG.
+# OS-keyed generator, then on broken shuffles that must fail; writes the heat map PNG. Then
+# random rows: TABLESAMPLE sparse_bernoulli and sample_rows on tables of uneven pages, and the
+# broken samplers of rows (whole pages, sparse pages favoured, first line pointers) that must fail.
 # Sizes (defaults take a few minutes on 2 cores; see "Fairness evidence" in README.md):
 #   FAIRNESS_ORDERS (10000000)  FAIRNESS_DECKS (4000000)  FAIRNESS_DEALS (200000)
-#   FAIRNESS_BACKENDS (8)  FAIRNESS_BACKEND_DECKS (20000)
+#   FAIRNESS_BACKENDS (8)  FAIRNESS_BACKEND_DECKS (20000)  FAIRNESS_ROWS (10000)
 # Output: the report on stdout and in target/fairness.txt, the picture in FAIRNESS_PNG
 # (default target/fairness.png).
 source "$(dirname "$0")/common.sh"

@@ -48,6 +48,7 @@ mod plain_server;
 mod provably_fair;
 mod pure_functions;
 mod queues;
+mod row_fairness;
 mod row_samples;
 mod shard_moves;
 mod single_shard;

@@ -4,16 +4,19 @@
 //! installed (its OS-keyed generator, through `shuffle_ints` and `deal_cards`), then the same
 //! battery, at the same sizes, on deliberately broken shuffles that must fail, and draws the
 //! card-by-position matrices of `shuffle_ints`, the naive shuffle and Sattolo's as heat maps.
+//! Then random rows (rows.rs): the inclusion tests of `TABLESAMPLE sparse_bernoulli` and
+//! `sample_rows` on tables of uneven pages, and the broken samplers of rows they must reject.
 //!
 //! Usage: `dealcards-fairness-report [CONNECTION-STRING]`, the connection string as libpq takes it
 //! (default: FAIRNESS_DSN). Sizes and paths come from the environment, see [`Config`].
-//! Exit status: 0 when the live generator passes every test and every broken shuffle is
-//! rejected, 1 when not, 2 on an error.
+//! Exit status: 0 when the live generator passes every test and every broken shuffle (and
+//! sampler of rows) is rejected, 1 when not, 2 on an error.
 
 mod heatmap;
 mod live;
 mod progress;
 mod report;
+mod rows;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -31,6 +34,7 @@ use dealcards_fairness::{Battery, BrokenShuffle, Outcome, Sizes, Test, ALPHA};
 /// | FAIRNESS_DEALS | 200,000 | `deal_cards` calls for card by destination and first bidder |
 /// | FAIRNESS_BACKENDS | 8 | backends started together |
 /// | FAIRNESS_BACKEND_DECKS | 20,000 | 54-card shuffles each of those backends deals |
+/// | FAIRNESS_ROWS | 10,000 | samples of each sampler of random rows (TABLESAMPLE, sample_rows) |
 /// | FAIRNESS_PNG | target/fairness.png | where the heat map is written |
 /// | FAIRNESS_FONT | DejaVuSans.ttf of fonts-dejavu-core | the font of the picture's text |
 pub struct Config {
@@ -38,6 +42,7 @@ pub struct Config {
     pub sizes: Sizes,
     pub backends: usize,
     pub backend_decks: u64,
+    pub row_samples: u64,
     pub png: PathBuf,
     pub font: PathBuf,
 }
@@ -84,11 +89,14 @@ impl Config {
             )
             .into());
         }
+        // 45 pairs of 10 rows: at least 20 of each expected.
+        let row_samples = size("FAIRNESS_ROWS", 10_000, 900)?;
         Ok(Config {
             dsn,
             sizes,
             backends,
             backend_decks,
+            row_samples,
             png: std::env::var_os("FAIRNESS_PNG")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("target/fairness.png")),
@@ -274,6 +282,9 @@ fn run() -> Result<bool, Box<dyn Error>> {
 
     heatmap::draw(&config.png, &heat_maps)?;
 
+    eprintln!("sampling random rows");
+    let rows = rows::run(&config.dsn, config.row_samples)?;
+
     report::section("verdict");
     let live_tests = live_outcomes.len();
     let live_failed = live_outcomes.iter().filter(|o| !o.passes()).count();
@@ -292,6 +303,24 @@ fn run() -> Result<bool, Box<dyn Error>> {
             broken.name(),
             if *failed > 0 { "caught" } else { "NOT CAUGHT" }
         );
+    }
+    if let Some(rows) = &rows {
+        println!(
+            "random rows (sparse_bernoulli, sample_rows): {}",
+            if rows.live_ok {
+                "every test passes"
+            } else {
+                "a test FAILED"
+            }
+        );
+        for (name, failed, tests) in &rows.broken {
+            println!(
+                "{name}: {} ({failed} of {tests} tests reject it)",
+                if *failed > 0 { "caught" } else { "NOT CAUGHT" }
+            );
+            all_caught &= *failed > 0;
+        }
+        live_ok &= rows.live_ok;
     }
     println!("heat map: {}", config.png.display());
     if !live_ok {
