@@ -627,10 +627,12 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
             & pg_sys::SetFunctionReturnMode::SFRM_Materialize_Random as i32
             != 0;
         let store = pg_sys::tuplestore_begin_heap(random_access, false, pg_sys::work_mem);
+        // A copy, as InitMaterializedSRF makes: the executor frees the descriptor it is given
+        // after each call, and the expected one serves the next call (a LATERAL rescan).
         let desc = if (*rsinfo).expectedDesc.is_null() {
             pg_sys::lookup_rowtype_tupdesc_copy(typid, -1)
         } else {
-            (*rsinfo).expectedDesc
+            pg_sys::CreateTupleDescCopy((*rsinfo).expectedDesc)
         };
         for &(_, row) in &kept.rows {
             let header = row.cast_mut_ptr::<pg_sys::HeapTupleHeaderData>();
