@@ -9,19 +9,10 @@ use serde_json::{json, Map, Value};
 use dealcards_core::playlist::groups::{Lookahead, SpreadQueue, Unit};
 use dealcards_core::playlist::{Mode, Queue, MAX_WEIGHT};
 
-use super::store::{Extra, State};
+use super::store::{Extra, NamedUnit, State};
 
 /// The format's version, the value of "format".
 pub const FORMAT: i64 = 1;
-
-/// A unit of a spread queue as saved: its state, its name as UTF-8 (None for NULL), and its
-/// tracks by slot.
-#[derive(Debug, Clone)]
-pub struct SavedUnit {
-    pub unit: Unit,
-    pub name: Option<String>,
-    pub tracks: Vec<i64>,
-}
 
 /// Everything a queue is.
 #[derive(Debug, Clone)]
@@ -33,7 +24,7 @@ pub struct Saved {
     pub up_next: Vec<i64>,
     /// Tracks skipped when shuffling, with the unit a track of a spread queue goes back to.
     pub skipped: Vec<(i64, Option<i64>)>,
-    pub units: Vec<SavedUnit>,
+    pub units: Vec<NamedUnit>,
     /// A weighted queue's weights by track.
     pub weights: Vec<(i64, i64)>,
 }
@@ -282,7 +273,7 @@ impl Saved {
                         _ => return Err("a group's \"name\" is not a string or null".into()),
                     };
                     let tracks = ints(g.get("tracks").unwrap_or(&Value::Null), "tracks")?;
-                    units.push(SavedUnit {
+                    units.push(NamedUnit {
                         unit: Unit {
                             id: at("id")?,
                             parent: at("parent")?,
