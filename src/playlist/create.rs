@@ -214,9 +214,7 @@ fn create_spread(
         }
         None => Vec::new(),
     };
-    let held_tracks: std::collections::HashSet<i64> =
-        held_back(&recent, &tracks).into_iter().collect();
-    let held: Vec<bool> = tracks.iter().map(|t| held_tracks.contains(t)).collect();
+    let held = held_items(&recent, &tracks);
     let create = |stream: &mut dealcards_core::rng::Stream| {
         groups::create(
             &group,
@@ -231,6 +229,33 @@ fn create_spread(
         None => live(create),
     });
     drop((group, pairs));
+    insert_spread(
+        schema, &created, &tracks, count, groups, subgroups, seed, listener,
+    )
+}
+
+/// Which items a listener's recent plays hold back (out of the first pass).
+fn held_items(recent: &[i64], tracks: &[i64]) -> Vec<bool> {
+    let held_tracks: std::collections::HashSet<i64> =
+        held_back(recent, tracks).into_iter().collect();
+    tracks.iter().map(|t| held_tracks.contains(t)).collect()
+}
+
+/// The rows of a new spread queue: its row, its units (named by the groups and subgroups of
+/// their first items; `count` units are groups, the others subgroups), and its tracks by slot.
+/// Returns its id.
+#[allow(clippy::too_many_arguments)]
+fn insert_spread(
+    schema: &ExtensionSchema,
+    created: &groups::Created,
+    tracks: &[i64],
+    count: usize,
+    groups: &TextArray,
+    subgroups: Option<&TextArray>,
+    seed: Option<&[u8; 32]>,
+    listener: Option<i64>,
+) -> i64 {
+    let n = tracks.len();
     let mut member_units = Vec::with_capacity(n);
     let mut member_slots = Vec::with_capacity(n);
     let mut member_tracks = Vec::with_capacity(n);

@@ -67,6 +67,54 @@ pub struct NamedUnit {
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
+    /// The parameters of the place statement (`place_sql!`): the queue, the leaf and its two
+    /// slots, the one or two units it changed (`units`, the same one twice for one), the
+    /// queue's row.
+    fn place_args(
+        &self,
+        leaf: i64,
+        drawn: u64,
+        last: u64,
+        units: [&Unit; 2],
+        queue: &SpreadQueue,
+    ) -> Vec<DatumWithOid<'static>> {
+        let mut args: Vec<DatumWithOid> = vec![self.queue_id.into(), leaf.into()];
+        args.push((drawn as i64).into());
+        args.push((last as i64).into());
+        for unit in units {
+            let (ahead_target, ahead_left) = encode_lookahead(&unit.children);
+            args.extend([
+                unit.id.into(),
+                (unit.size as i64).into(),
+                (unit.left as i64).into(),
+                (unit.placed as i64).into(),
+                unit.pass.into(),
+                (unit.offset as i64).into(),
+                unit.target.into(),
+                unit.last_child.into(),
+                ahead_target.into(),
+                ahead_left.into(),
+            ]);
+        }
+        let (ahead_target, ahead_left) = encode_lookahead(&queue.top);
+        args.extend([
+            (queue.tracks as i64).into(),
+            queue.front.into(),
+            (queue.history as i64).into(),
+            (queue.behind as i64).into(),
+            queue.pass.into(),
+            (queue.pass_left as i64).into(),
+            queue.last_group.into(),
+            queue.next_unit.into(),
+            ahead_target.into(),
+            ahead_left.into(),
+            self.up_next_column(),
+            self.draws_column(),
+            self.plays_column(),
+        ]);
+        args
+    }
+
     /// A new spread queue's units, one statement: `names` is the array of group (or subgroup)
     /// values each unit's `name_of` (a 1-based index into it) names.
     #[allow(clippy::too_many_arguments)]
@@ -340,40 +388,7 @@ impl Groups for QueueStore<'_, '_> {
         // one or two, passed as two (the same one twice for one), so that the statement keeps
         // one plan for every call.
         let (a, b) = (units[0], units[units.len() - 1]);
-        let mut args: Vec<DatumWithOid> = vec![self.queue_id.into(), leaf.into()];
-        args.push((drawn as i64).into());
-        args.push((last as i64).into());
-        for unit in [a, b] {
-            let (ahead_target, ahead_left) = encode_lookahead(&unit.children);
-            args.extend([
-                unit.id.into(),
-                (unit.size as i64).into(),
-                (unit.left as i64).into(),
-                (unit.placed as i64).into(),
-                unit.pass.into(),
-                (unit.offset as i64).into(),
-                unit.target.into(),
-                unit.last_child.into(),
-                ahead_target.into(),
-                ahead_left.into(),
-            ]);
-        }
-        let (ahead_target, ahead_left) = encode_lookahead(&queue.top);
-        args.extend([
-            (queue.tracks as i64).into(),
-            queue.front.into(),
-            (queue.history as i64).into(),
-            (queue.behind as i64).into(),
-            queue.pass.into(),
-            (queue.pass_left as i64).into(),
-            queue.last_group.into(),
-            queue.next_unit.into(),
-            ahead_target.into(),
-            ahead_left.into(),
-            self.up_next_column(),
-            self.draws_column(),
-            self.plays_column(),
-        ]);
+        let mut args = self.place_args(leaf, drawn, last, [a, b], queue);
         const PLACE: &str = place_sql!("", "");
         const PLACE_AND_RECORD: &str = place_sql!(
             ", \
