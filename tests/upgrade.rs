@@ -827,3 +827,101 @@ fn user_columns_are_refused_and_a_side_table_restores() {
     );
     assert_eq!(joined, 3);
 }
+
+/// A state as shuffle_queue_save printed it in the releases 0.5.0 and 0.6.0 (their pg_regress
+/// outputs, `playlist_seeded`): a seeded queue two steps in, with a track up next.
+const SAVED_BY_0_5_AND_0_6: &str = r#"{"mode": "shuffle", "seed": "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "tape": [30, 10, 20], "draws": 2, "front": 2, "plays": null, "behind": 0, "format": 1, "spread": null, "tracks": 3, "window": null, "history": 2, "skipped": [], "up_next": [30], "weights": null, "listener": null}"#;
+
+/// Queues of every kind, each with a track to skip when shuffling and one to put up next: the
+/// states saved on a database of an earlier release.
+const QUEUES_TO_SAVE: [(&str, i64, i64); 5] = [
+    (
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'shuffle', 2, seed => sha256('a'))",
+        6,
+        1,
+    ),
+    (
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], 'random', seed => sha256('b'),
+                                  weights => '{1, 2, 3, 4}')",
+        4,
+        1,
+    ),
+    (
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], groups => '{a, a, b, b, c, c}',
+                                  subgroups => '{x, y, x, y, x, y}', seed => sha256('c'))",
+        6,
+        1,
+    ),
+    (
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5]::bigint[],
+                                  groups => ARRAY['Zoë', 'Zoë', 'b', NULL, 'c'], listener => 7)",
+        5,
+        1,
+    ),
+    ("SELECT shuffle_queue_create(ARRAY[10, 20, 30]::bigint[])", 30, 10),
+];
+
+/// States saved by 0.5.0 and 0.6.0 (the releases with shuffle_queue_save) restore on this
+/// release: each a copy that saves as the same state and, seeded, goes on with the same tracks.
+#[test]
+fn states_saved_by_earlier_releases_restore() {
+    let db = "dealcards_saved_states";
+    for release in ["0.5.0", "0.6.0"] {
+        let mut client = server::fresh_database(db);
+        client
+            .batch_execute(&format!("CREATE EXTENSION dealcards VERSION '{release}'"))
+            .unwrap();
+        let mut queues = Vec::new();
+        for (sql, skip, up_next) in QUEUES_TO_SAVE {
+            let q: i64 = one(&mut client, sql);
+            client
+                .batch_execute(&format!(
+                    "SELECT shuffle_queue_next({q}), shuffle_queue_next({q}), shuffle_queue_prev({q});
+                     SELECT shuffle_queue_skip_when_shuffling({q}, {skip});
+                     SELECT shuffle_queue_play_later({q}, ARRAY[{up_next}]::bigint[])"
+                ))
+                .unwrap_or_else(|e| panic!("{sql} (on {release}): {e:?}"));
+            let saved: String = one(
+                &mut client,
+                &format!("SELECT shuffle_queue_save({q})::text"),
+            );
+            queues.push((q, saved));
+        }
+        client
+            .batch_execute("ALTER EXTENSION dealcards UPDATE")
+            .unwrap();
+        let mut states: Vec<(Option<i64>, String)> = queues
+            .into_iter()
+            .map(|(q, saved)| (Some(q), saved))
+            .collect();
+        states.push((None, SAVED_BY_0_5_AND_0_6.to_string()));
+        for (original, saved) in states {
+            let copy: i64 = client
+                .query_one("SELECT shuffle_queue_restore($1::text::jsonb)", &[&saved])
+                .unwrap_or_else(|e| panic!("restoring {saved} (saved on {release}): {e:?}"))
+                .get(0);
+            let same: bool = client
+                .query_one(
+                    "SELECT shuffle_queue_save($1) = $2::text::jsonb",
+                    &[&copy, &saved],
+                )
+                .unwrap()
+                .get(0);
+            assert!(
+                same,
+                "{saved} (saved on {release}) restores as another state"
+            );
+            let seeded = saved.contains("\"seed\": \"");
+            if let (Some(q), true) = (original, seeded) {
+                let steps = "SELECT array_agg(shuffle_queue_next($1)) FROM generate_series(1, 12)";
+                let ahead: Vec<i64> = client.query_one(steps, &[&q]).unwrap().get(0);
+                let copied: Vec<i64> = client.query_one(steps, &[&copy]).unwrap().get(0);
+                assert_eq!(
+                    copied, ahead,
+                    "{saved} (saved on {release}) goes on otherwise"
+                );
+            }
+        }
+        drop(client);
+    }
+}

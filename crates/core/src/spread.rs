@@ -227,6 +227,176 @@ fn fewest_after(x_left: u32, largest: u32, unique: bool, m: u64) -> u64 {
     }
 }
 
+/// Each group's items in input order, at `start[g]..start[g + 1]` of `members`, and each
+/// group's size.
+struct Members {
+    start: Scratch<u32>,
+    size: Scratch<u32>,
+    members: Scratch<u32>,
+}
+
+impl Members {
+    fn of(groups: &[u32], k: usize) -> Result<Members, Error> {
+        let mut start = Scratch::from_fn(k + 1, |_| 0u32)?;
+        for &g in groups {
+            start[g as usize + 1] += 1;
+        }
+        let size = Scratch::from_fn(k, |g| start[g + 1])?;
+        for g in 0..k {
+            start[g + 1] += start[g];
+        }
+        let mut members = Scratch::from_fn(groups.len(), |_| 0u32)?;
+        let mut fill = Scratch::from_slice(&start[..k])?;
+        for (i, &g) in groups.iter().enumerate() {
+            members[fill[g as usize] as usize] = i as u32;
+            fill[g as usize] += 1;
+        }
+        Ok(Members {
+            start,
+            size,
+            members,
+        })
+    }
+
+    /// Step 1: each group in random order, or spread by its subgroups. Counts the items done
+    /// since the last interrupt check in `since_check`.
+    fn order_each_group(
+        &mut self,
+        subgroups: Option<&[u32]>,
+        stream: &mut Stream,
+        check: &mut dyn FnMut(),
+        rules: Rules,
+        since_check: &mut usize,
+    ) -> Result<(), Error> {
+        for g in 0..self.size.len() {
+            let (lo, hi) = (self.start[g] as usize, self.start[g + 1] as usize);
+            let items = &mut self.members[lo..hi];
+            match subgroups {
+                Some(subgroups) => spread_by_subgroup(items, subgroups, stream, check, rules)?,
+                None => (rules.shuffle_group)(items, stream, check),
+            }
+            *since_check += hi - lo;
+            if *since_check >= CHECK_EVERY {
+                check();
+                *since_check = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 3: each item's target key: its group's offset, then its items' jitters, group by
+    /// group.
+    fn target_keys(
+        &self,
+        stream: &mut Stream,
+        check: &mut dyn FnMut(),
+        since_check: &mut usize,
+    ) -> Result<Scratch<u64>, Error> {
+        let mut key = Scratch::from_fn(self.members.len(), |_| 0u64)?;
+        for g in 0..self.size.len() {
+            let offset = stream.below(HALF_STRATUM) as u64;
+            for j in 0..self.size[g] as usize {
+                let jitter = stream.below(HALF_STRATUM) as u64;
+                key[self.start[g] as usize + j] = j as u64 * STRATUM + offset + jitter;
+            }
+            *since_check += self.size[g] as usize;
+            if *since_check >= CHECK_EVERY {
+                check();
+                *since_check = 0;
+            }
+        }
+        Ok(key)
+    }
+}
+
+/// Step 2: the first group: the group of a uniformly drawn item, or the group holding more than
+/// half of the items (`largest` of them).
+fn first_group(
+    groups: &[u32],
+    size: &[u32],
+    largest: u32,
+    stream: &mut Stream,
+    rules: Rules,
+) -> Option<usize> {
+    let n = groups.len();
+    if 2 * largest as u64 > n as u64 {
+        size.iter().position(|&s| s == largest)
+    } else if rules.draw_first {
+        Some(groups[stream.below(n as u32) as usize] as usize)
+    } else {
+        None
+    }
+}
+
+/// Step 4's state: the groups' next targets, the groups by items left, and how many of each
+/// group are placed.
+struct Places<'a> {
+    members: &'a Members,
+    key: &'a [u64],
+    /// Entries go stale when their group is placed without being popped (a forced place); an
+    /// entry is current when its stratum is the group's next one.
+    targets: BinaryHeap<Next>,
+    /// The groups by how many items they have left, for the largest of them.
+    by_left: Buckets,
+    placed: Scratch<u32>,
+    largest: u32,
+}
+
+impl Places<'_> {
+    fn next_of(&self, g: usize, j: u32) -> Next {
+        Next {
+            key: self.key[self.members.start[g] as usize + j as usize],
+            size: self.members.size[g],
+            group: g as u32,
+        }
+    }
+
+    /// The group of the place after `previous` (`m` items left before it): the earliest
+    /// target, unless that group would repeat where a repeat can be avoided, or the largest
+    /// group must take the place.
+    fn choose(&mut self, previous: usize, m: u64, unique: bool) -> usize {
+        let p = previous;
+        let p_left = self.members.size[p] - self.placed[p];
+        let largest = self.largest;
+        let twice = 2 * largest as u64;
+        if twice > m && p_left < largest {
+            // The largest group must take this place (it is unique: it holds more than half
+            // of what is left).
+            return self
+                .by_left
+                .first(largest as usize)
+                .expect("a group is left") as usize;
+        }
+        let fewest = twice.saturating_sub(m + u64::from(p_left < largest));
+        let x = pop_current(&mut self.targets, &self.placed);
+        let repeat_fits = 1 + fewest_after(p_left, largest, unique, m) == fewest;
+        if x != p || repeat_fits {
+            x
+        } else {
+            let y = pop_current(&mut self.targets, &self.placed);
+            let next = self.next_of(x, self.placed[x]);
+            self.targets.push(next);
+            y
+        }
+    }
+
+    /// Places one item of group `chosen`; returns it.
+    fn place(&mut self, chosen: usize) -> u32 {
+        let (start, size) = (&self.members.start, &self.members.size);
+        let item = self.members.members[start[chosen] as usize + self.placed[chosen] as usize];
+        self.by_left
+            .remove((size[chosen] - self.placed[chosen]) as usize, chosen as u32);
+        self.placed[chosen] += 1;
+        let now_left = size[chosen] - self.placed[chosen];
+        if now_left > 0 {
+            let next = self.next_of(chosen, self.placed[chosen]);
+            self.targets.push(next);
+            self.by_left.insert(now_left as usize, chosen as u32);
+        }
+        item
+    }
+}
+
 pub(crate) fn spread_with(
     groups: &[u32],
     group_count: usize,
@@ -240,129 +410,57 @@ pub(crate) fn spread_with(
     if n == 0 {
         return Scratch::from_fn(0, |_| 0);
     }
-    // Each group's items, in input order, at start[g]..start[g + 1] of `members`.
-    let mut start = Scratch::from_fn(k + 1, |_| 0u32)?;
-    for &g in groups {
-        start[g as usize + 1] += 1;
-    }
-    let size = Scratch::from_fn(k, |g| start[g + 1])?;
-    for g in 0..k {
-        start[g + 1] += start[g];
-    }
-    let mut members = Scratch::from_fn(n, |_| 0u32)?;
-    {
-        let mut fill = Scratch::from_slice(&start[..k])?;
-        for (i, &g) in groups.iter().enumerate() {
-            members[fill[g as usize] as usize] = i as u32;
-            fill[g as usize] += 1;
-        }
-    }
+    let mut members = Members::of(groups, k)?;
     check();
-
-    // 1. Each group in random order, or spread by its subgroups.
     let mut since_check = 0;
-    for g in 0..k {
-        let (lo, hi) = (start[g] as usize, start[g + 1] as usize);
-        match subgroups {
-            Some(subgroups) => {
-                spread_by_subgroup(&mut members[lo..hi], subgroups, stream, check, rules)?
-            }
-            None => (rules.shuffle_group)(&mut members[lo..hi], stream, check),
-        }
-        since_check += hi - lo;
-        if since_check >= CHECK_EVERY {
-            check();
-            since_check = 0;
-        }
-    }
+    members.order_each_group(subgroups, stream, check, rules, &mut since_check)?;
+    let largest = members.size.iter().copied().max().unwrap_or(0);
+    let first = first_group(groups, &members.size, largest, stream, rules);
+    let key = members.target_keys(stream, check, &mut since_check)?;
+    place_all(&members, &key, largest, first, check)
+}
 
-    // 2. The first group: the group of a uniformly drawn item, or the group holding more than
-    // half of the items.
-    let largest = size.iter().copied().max().unwrap_or(0);
-    let first = if 2 * largest as u64 > n as u64 {
-        size.iter().position(|&s| s == largest)
-    } else if rules.draw_first {
-        Some(groups[stream.below(n as u32) as usize] as usize)
-    } else {
-        None
+/// Step 4: the places, one by one.
+fn place_all(
+    members: &Members,
+    key: &[u64],
+    largest: u32,
+    first: Option<usize>,
+    check: &mut dyn FnMut(),
+) -> Result<Scratch<u32>, Error> {
+    let n = members.members.len();
+    let k = members.size.len();
+    let (targets, _targets_claim) = heap_with_room::<Next>(n + k, "the targets of a spread")?;
+    let mut places = Places {
+        members,
+        key,
+        targets,
+        by_left: Buckets::new(largest as usize, k)?,
+        placed: Scratch::from_fn(k, |_| 0u32)?,
+        largest,
     };
-
-    // 3. Targets: the group's offset, then its items' jitters, group by group.
-    let mut key = Scratch::from_fn(n, |_| 0u64)?;
     for g in 0..k {
-        let offset = stream.below(HALF_STRATUM) as u64;
-        for j in 0..size[g] as usize {
-            let jitter = stream.below(HALF_STRATUM) as u64;
-            key[start[g] as usize + j] = j as u64 * STRATUM + offset + jitter;
-        }
-        since_check += size[g] as usize;
-        if since_check >= CHECK_EVERY {
-            check();
-            since_check = 0;
-        }
-    }
-
-    // 4. The places, one by one.
-    let next_of = |g: usize, j: u32| Next {
-        key: key[start[g] as usize + j as usize],
-        size: size[g],
-        group: g as u32,
-    };
-    // Entries go stale when their group is placed without being popped (a forced place); an
-    // entry is current when its stratum is the group's next one.
-    let (mut targets, _targets_claim) = heap_with_room::<Next>(n + k, "the targets of a spread")?;
-    // The groups by how many items they have left, for the largest of them.
-    let mut by_left = Buckets::new(largest as usize, k)?;
-    let mut placed = Scratch::from_fn(k, |_| 0u32)?;
-    for g in 0..k {
-        targets.push(next_of(g, 0));
-        by_left.insert(size[g] as usize, g as u32);
+        let next = places.next_of(g, 0);
+        places.targets.push(next);
+        places.by_left.insert(members.size[g] as usize, g as u32);
     }
     let mut order = Scratch::from_fn(n, |_| 0u32)?;
-    let mut largest = largest;
     let mut previous: Option<usize> = None;
-
     for place in 0..n {
         if place % CHECK_EVERY == CHECK_EVERY - 1 {
             check();
         }
-        while by_left.first(largest as usize).is_none() {
-            largest -= 1;
+        while places.by_left.first(places.largest as usize).is_none() {
+            places.largest -= 1;
         }
-        let unique = by_left.is_alone(largest as usize);
+        let unique = places.by_left.is_alone(places.largest as usize);
         let m = (n - place) as u64;
         let chosen = match (previous, first) {
             (None, Some(g)) => g,
-            (None, None) => pop_current(&mut targets, &placed),
-            (Some(p), _) => {
-                let p_left = size[p] - placed[p];
-                let twice = 2 * largest as u64;
-                if twice > m && p_left < largest {
-                    // The largest group must take this place (it is unique: it holds more
-                    // than half of what is left).
-                    by_left.first(largest as usize).expect("a group is left") as usize
-                } else {
-                    let fewest = twice.saturating_sub(m + u64::from(p_left < largest));
-                    let x = pop_current(&mut targets, &placed);
-                    let repeat_fits = 1 + fewest_after(p_left, largest, unique, m) == fewest;
-                    if x != p || repeat_fits {
-                        x
-                    } else {
-                        let y = pop_current(&mut targets, &placed);
-                        targets.push(next_of(x, placed[x]));
-                        y
-                    }
-                }
-            }
+            (None, None) => pop_current(&mut places.targets, &places.placed),
+            (Some(p), _) => places.choose(p, m, unique),
         };
-        order[place] = members[start[chosen] as usize + placed[chosen] as usize];
-        by_left.remove((size[chosen] - placed[chosen]) as usize, chosen as u32);
-        placed[chosen] += 1;
-        let now_left = size[chosen] - placed[chosen];
-        if now_left > 0 {
-            targets.push(next_of(chosen, placed[chosen]));
-            by_left.insert(now_left as usize, chosen as u32);
-        }
+        order[place] = places.place(chosen);
         previous = Some(chosen);
     }
     Ok(order)

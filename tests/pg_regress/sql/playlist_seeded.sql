@@ -173,6 +173,11 @@ SELECT shuffle_queue_restore(jsonb_set(:'good', '{mode}', '"spread"'));
 \echo :LAST_ERROR_SQLSTATE
 SELECT shuffle_queue_restore(jsonb_set(shuffle_queue_save(:s2), '{spread,pass_left}', '99'));
 \echo :LAST_ERROR_SQLSTATE
+-- A field the format does not have is refused, and a wrong field is named where it is.
+SELECT shuffle_queue_restore(:'good'::jsonb || '{"colour": 1}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT shuffle_queue_restore(jsonb_set(shuffle_queue_save(:s2), '{spread,groups,0,size}', '-1'));
+\echo :LAST_ERROR_SQLSTATE
 SELECT shuffle_queue_new(ARRAY[1, 2]::bigint[], seed => '\x00');
 \echo :LAST_ERROR_SQLSTATE
 SELECT shuffle_queue_save(-1);

@@ -352,6 +352,134 @@ pub fn history_limit(tracks: u64) -> u64 {
     tracks - (tracks / 2).max(1) + 1
 }
 
+/// Which unit each item belongs to: its group (`group[i]`, from 0) and, with two levels, its
+/// (group, subgroup) pair (`subgroup[i]`, from 0). Unit k (0-based) has id k + 1: the groups
+/// first, then the pairs.
+struct Membership<'a> {
+    group: &'a [u32],
+    groups: usize,
+    subgroup: Option<(&'a [u32], usize)>,
+}
+
+impl Membership<'_> {
+    /// How many units there are: the groups and the pairs.
+    fn units(&self) -> usize {
+        self.groups + self.subgroup.map_or(0, |s| s.1)
+    }
+
+    /// The unit of the last level item i belongs to.
+    fn leaf_of(&self, i: usize) -> usize {
+        match self.subgroup {
+            Some((pair, _)) => self.groups + pair[i] as usize,
+            None => self.group[i] as usize,
+        }
+    }
+
+    /// The units with their parents, sizes and tracks left for the first pass, and the first
+    /// item of each (for its name).
+    fn count_units(&self, held: &[bool]) -> (Vec<Unit>, Vec<usize>) {
+        let total = self.units();
+        let mut units: Vec<Unit> = (0..total).map(|k| Unit::empty(k as i64 + 1, TOP)).collect();
+        let mut first_item = vec![usize::MAX; total];
+        for (i, &g) in self.group.iter().enumerate() {
+            let g = g as usize;
+            let leaf = self.leaf_of(i);
+            if leaf != g {
+                units[leaf].parent = g as i64 + 1;
+            }
+            for u in [g, leaf] {
+                if first_item[u] == usize::MAX {
+                    first_item[u] = i;
+                }
+            }
+            units[g].size += 1;
+            if leaf != g {
+                units[leaf].size += 1;
+            }
+            if !held[i] {
+                units[g].left += 1;
+                if leaf != g {
+                    units[leaf].left += 1;
+                }
+            }
+        }
+        (units, first_item)
+    }
+
+    /// Each unit's items by slot: the items of the first pass in playlist order, then those
+    /// held out of it.
+    fn fill_slots(&self, held: &[bool]) -> Vec<Vec<usize>> {
+        let mut slots: Vec<Vec<usize>> = vec![Vec::new(); self.units()];
+        for pass_zero in [true, false] {
+            for (i, &h) in held.iter().enumerate() {
+                if h != pass_zero {
+                    slots[self.leaf_of(i)].push(i);
+                }
+            }
+        }
+        slots
+    }
+
+    /// The first place: a uniformly drawn item's group, unless one group holds more than half
+    /// of the pass (`in_pass`, `m` items); likewise its subgroup within the group. Returns the
+    /// group and the subgroup.
+    fn first_place(
+        &self,
+        units: &[Unit],
+        in_pass: &[usize],
+        m: u64,
+        draw: &mut dyn Draw,
+    ) -> (usize, Option<usize>) {
+        let largest_of = |units: &[Unit], ids: &mut dyn Iterator<Item = usize>| -> Option<usize> {
+            ids.max_by_key(|&u| (units[u].left, std::cmp::Reverse(u)))
+        };
+        let biggest = largest_of(units, &mut (0..self.groups)).expect("a group");
+        let (first_group, drawn) = if 2 * units[biggest].left > m {
+            (biggest, None)
+        } else {
+            let t = in_pass[draw.draw(m) as usize];
+            (self.group[t] as usize, Some(t))
+        };
+        let first_sub = self.subgroup.map(|_| {
+            let children: Vec<usize> = (self.groups..self.units())
+                .filter(|&u| units[u].parent == first_group as i64 + 1)
+                .collect();
+            let biggest = largest_of(units, &mut children.iter().copied()).expect("a subgroup");
+            let left = units[first_group].left;
+            if 2 * units[biggest].left > left {
+                biggest
+            } else {
+                let t = match drawn {
+                    Some(t) => t,
+                    None => {
+                        let own: Vec<usize> = in_pass
+                            .iter()
+                            .copied()
+                            .filter(|&i| self.group[i] as usize == first_group)
+                            .collect();
+                        own[draw.draw(left) as usize]
+                    }
+                };
+                self.leaf_of(t)
+            }
+        });
+        (first_group, first_sub)
+    }
+}
+
+/// Passes and targets: a unit with every track held out starts at the second pass.
+fn start_passes(units: &mut [Unit], draw: &mut dyn Draw) {
+    for unit in units.iter_mut() {
+        unit.pass = 0;
+        if unit.left == 0 {
+            unit.pass = 1;
+            unit.left = unit.size;
+        }
+        unit.offset = draw.draw(HALF_STRATUM);
+        unit.aim(draw);
+    }
+}
+
 /// Makes a spread queue. `group[i]` is item i's group number (from 0, in order of first
 /// appearance), `subgroup[i]` (with two levels) the number of its (group, subgroup) pair in
 /// order of first appearance. `held[i]` holds item i out of the first pass (it joins from the
@@ -368,47 +496,13 @@ pub fn create(
         return Err(Error::invalid("a shuffle queue needs at least one track"));
     }
     debug_assert_eq!(held.len(), n);
-    let levels = if subgroup.is_some() { 2 } else { 1 };
-    let pairs = subgroup.map_or(0, |s| s.1);
-    let total = groups + pairs;
-    // Unit k (0-based) has id k + 1: the groups first, then the pairs.
-    let mut units: Vec<Unit> = (0..total).map(|k| Unit::empty(k as i64 + 1, TOP)).collect();
-    let mut slots: Vec<Vec<usize>> = vec![Vec::new(); total];
-    let mut first_item = vec![usize::MAX; total];
-    let leaf_of = |i: usize| match subgroup {
-        Some((pair, _)) => groups + pair[i] as usize,
-        None => group[i] as usize,
+    let membership = Membership {
+        group,
+        groups,
+        subgroup,
     };
-    for (i, &g) in group.iter().enumerate() {
-        let g = g as usize;
-        let leaf = leaf_of(i);
-        if leaf != g {
-            units[leaf].parent = g as i64 + 1;
-        }
-        for u in [g, leaf] {
-            if first_item[u] == usize::MAX {
-                first_item[u] = i;
-            }
-        }
-        units[g].size += 1;
-        if leaf != g {
-            units[leaf].size += 1;
-        }
-        if !held[i] {
-            units[g].left += 1;
-            if leaf != g {
-                units[leaf].left += 1;
-            }
-        }
-    }
-    // Slots: the items of the first pass in playlist order, then those held out of it.
-    for pass_zero in [true, false] {
-        for i in 0..n {
-            if held[i] != pass_zero {
-                slots[leaf_of(i)].push(i);
-            }
-        }
-    }
+    let (mut units, first_item) = membership.count_units(held);
+    let slots = membership.fill_slots(held);
     let in_pass: Vec<usize> = (0..n).filter(|&i| !held[i]).collect();
     let m = in_pass.len() as u64;
     if m == 0 {
@@ -416,65 +510,20 @@ pub fn create(
             "a shuffle queue needs a track in its first pass",
         ));
     }
-
-    // The first place: a uniformly drawn item's group, unless one group holds more than half
-    // of the pass; likewise its subgroup within the group.
-    let largest_of = |units: &[Unit], ids: &mut dyn Iterator<Item = usize>| -> Option<usize> {
-        ids.max_by_key(|&u| (units[u].left, std::cmp::Reverse(u)))
-    };
-    let biggest = largest_of(&units, &mut (0..groups)).expect("a group");
-    let (first_group, drawn) = if 2 * units[biggest].left > m {
-        (biggest, None)
-    } else {
-        let t = in_pass[draw.draw(m) as usize];
-        (group[t] as usize, Some(t))
-    };
-    let first_sub = subgroup.map(|_| {
-        let children: Vec<usize> = (groups..total)
-            .filter(|&u| units[u].parent == first_group as i64 + 1)
-            .collect();
-        let biggest = largest_of(&units, &mut children.iter().copied()).expect("a subgroup");
-        let left = units[first_group].left;
-        if 2 * units[biggest].left > left {
-            biggest
-        } else {
-            let t = match drawn {
-                Some(t) => t,
-                None => {
-                    let own: Vec<usize> = in_pass
-                        .iter()
-                        .copied()
-                        .filter(|&i| group[i] as usize == first_group)
-                        .collect();
-                    own[draw.draw(left) as usize]
-                }
-            };
-            leaf_of(t)
-        }
-    });
-
-    // Passes and targets: a unit with every track held out starts at the second pass.
-    for unit in units.iter_mut() {
-        unit.pass = 0;
-        if unit.left == 0 {
-            unit.pass = 1;
-            unit.left = unit.size;
-        }
-        unit.offset = draw.draw(HALF_STRATUM);
-        unit.aim(draw);
-    }
+    let (first_group, first_sub) = membership.first_place(&units, &in_pass, m, draw);
+    start_passes(&mut units, draw);
     units[first_group].target = 0;
     if let Some(s) = first_sub {
         units[s].target = 0;
     }
     Ok(Created {
         queue: SpreadQueue {
-            levels,
+            levels: if subgroup.is_some() { 2 } else { 1 },
             tracks: n as u64,
             pass: 0,
             pass_left: m,
             last_group: 0,
-            next_unit: total as i64 + 1,
+            next_unit: membership.units() as i64 + 1,
             top: Lookahead::default(),
             front: 0,
             history: 0,
@@ -901,6 +950,45 @@ impl SpreadQueue {
         slots: &HashMap<i64, Vec<i64>>,
         history: &[i64],
     ) -> Result<(), String> {
+        self.check_counters(history)?;
+        let by_id: HashMap<i64, &Unit> = units.iter().map(|u| (u.id, u)).collect();
+        if by_id.len() != units.len() {
+            return Err("two of its groups have one id".into());
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut in_pass = 0u64;
+        let mut total = 0u64;
+        for u in units {
+            let children = self.check_level(u, units, &by_id)?;
+            self.check_unit_state(u, &by_id)?;
+            match children {
+                None => check_leaf_tracks(u, slots, &mut seen)?,
+                Some(children) => check_parent_counts(u, &children, &by_id)?,
+            }
+            if u.parent == TOP {
+                total += u.size;
+                if u.pass == self.pass && u.size > 0 {
+                    in_pass += u.left;
+                }
+            }
+        }
+        if slots.keys().any(|id| !by_id.contains_key(id)) {
+            return Err("tracks belong to a group it does not have".into());
+        }
+        if total != self.tracks || in_pass != self.pass_left {
+            return Err(format!(
+                "its groups hold {total} tracks, {in_pass} left in the pass, for {} and {}",
+                self.tracks, self.pass_left
+            ));
+        }
+        if self.last_group != 0 && by_id.get(&self.last_group).is_none_or(|g| g.parent != TOP) {
+            return Err("the group placed last is not one of its groups".into());
+        }
+        Ok(())
+    }
+
+    /// The queue's own counters: its levels, tracks, history, play position and pass.
+    fn check_counters(&self, history: &[i64]) -> Result<(), String> {
         if self.levels != 1 && self.levels != 2 {
             return Err(format!("levels {} is not 1 or 2", self.levels));
         }
@@ -924,106 +1012,110 @@ impl SpreadQueue {
         if self.pass < 0 || self.pass_left == 0 || self.pass > i64::MAX / STRATUM - 2 {
             return Err("its pass is not one a queue reaches".into());
         }
-        let by_id: HashMap<i64, &Unit> = units.iter().map(|u| (u.id, u)).collect();
-        if by_id.len() != units.len() {
-            return Err("two of its groups have one id".into());
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut in_pass = 0u64;
-        let mut total = 0u64;
-        for u in units {
-            if u.id <= 0 || u.id >= self.next_unit {
-                return Err(format!(
-                    "group {} is not below next_unit {}",
-                    u.id, self.next_unit
-                ));
-            }
-            let children: Vec<&Unit> = units.iter().filter(|c| c.parent == u.id).collect();
-            let top = u.parent == TOP;
-            if !top {
-                let parent = by_id.get(&u.parent).filter(|p| p.parent == TOP);
-                if self.levels != 2 || parent.is_none() {
-                    return Err(format!("group {} has no group above it to belong to", u.id));
-                }
-            }
-            let leaf = if self.levels == 2 { !top } else { true };
-            if leaf != children.is_empty() && !(top && self.levels == 2 && u.size == 0) {
-                return Err(format!("group {} is not at the level its queue has", u.id));
-            }
-            if u.size == 0 {
-                if (u.pass, u.left, u.target) != (EMPTY_PASS, 0, EMPTY_TARGET) {
-                    return Err(format!("group {} has no track but waits for a pass", u.id));
-                }
-            } else {
-                let pass_of_parent = if top {
-                    self.pass
-                } else {
-                    by_id[&u.parent].pass
-                };
-                if u.left == 0
-                    || u.left > u.size
-                    || (u.pass != pass_of_parent && u.pass != pass_of_parent + 1)
-                    || u.offset >= HALF_STRATUM
-                    || u.placed > u64::MAX / 2
-                    || u.target < u.pass * STRATUM
-                    || u.target >= (u.pass + 1) * STRATUM
-                {
-                    return Err(format!("group {} is not in a state a queue reaches", u.id));
-                }
-            }
-            if leaf {
-                let own = slots.get(&u.id).map_or(&[][..], |s| &s[..]);
-                if own.len() as u64 != u.size {
-                    return Err(format!(
-                        "group {} holds {} tracks for {}",
-                        u.id,
-                        own.len(),
-                        u.size
-                    ));
-                }
-                for &t in own {
-                    if !seen.insert(t) {
-                        return Err(format!("track {t} appears more than once"));
-                    }
-                }
-            } else {
-                let size: u64 = children.iter().map(|c| c.size).sum();
-                let left: u64 = children
-                    .iter()
-                    .filter(|c| c.pass == u.pass)
-                    .map(|c| c.left)
-                    .sum();
-                if size != u.size || (u.size > 0 && left != u.left) {
-                    return Err(format!(
-                        "group {} does not count its subgroups' tracks",
-                        u.id
-                    ));
-                }
-                if u.last_child != 0 && by_id.get(&u.last_child).is_none_or(|c| c.parent != u.id) {
-                    return Err(format!("group {} names a subgroup not its own", u.id));
-                }
-            }
-            if top {
-                total += u.size;
-                if u.pass == self.pass && u.size > 0 {
-                    in_pass += u.left;
-                }
-            }
-        }
-        if slots.keys().any(|id| !by_id.contains_key(id)) {
-            return Err("tracks belong to a group it does not have".into());
-        }
-        if total != self.tracks || in_pass != self.pass_left {
+        Ok(())
+    }
+
+    /// A unit's id, the group above it and its level. Returns its subgroups, None for a unit
+    /// of the last level.
+    fn check_level<'u>(
+        &self,
+        u: &Unit,
+        units: &'u [Unit],
+        by_id: &HashMap<i64, &Unit>,
+    ) -> Result<Option<Vec<&'u Unit>>, String> {
+        if u.id <= 0 || u.id >= self.next_unit {
             return Err(format!(
-                "its groups hold {total} tracks, {in_pass} left in the pass, for {} and {}",
-                self.tracks, self.pass_left
+                "group {} is not below next_unit {}",
+                u.id, self.next_unit
             ));
         }
-        if self.last_group != 0 && by_id.get(&self.last_group).is_none_or(|g| g.parent != TOP) {
-            return Err("the group placed last is not one of its groups".into());
+        let children: Vec<&Unit> = units.iter().filter(|c| c.parent == u.id).collect();
+        let top = u.parent == TOP;
+        if !top {
+            let parent = by_id.get(&u.parent).filter(|p| p.parent == TOP);
+            if self.levels != 2 || parent.is_none() {
+                return Err(format!("group {} has no group above it to belong to", u.id));
+            }
+        }
+        let leaf = if self.levels == 2 { !top } else { true };
+        if leaf != children.is_empty() && !(top && self.levels == 2 && u.size == 0) {
+            return Err(format!("group {} is not at the level its queue has", u.id));
+        }
+        Ok((!leaf).then_some(children))
+    }
+
+    /// A unit's pass, tracks left, shift and target: a state a queue reaches.
+    fn check_unit_state(&self, u: &Unit, by_id: &HashMap<i64, &Unit>) -> Result<(), String> {
+        if u.size == 0 {
+            if (u.pass, u.left, u.target) != (EMPTY_PASS, 0, EMPTY_TARGET) {
+                return Err(format!("group {} has no track but waits for a pass", u.id));
+            }
+            return Ok(());
+        }
+        let pass_of_parent = if u.parent == TOP {
+            self.pass
+        } else {
+            by_id[&u.parent].pass
+        };
+        if u.left == 0
+            || u.left > u.size
+            || (u.pass != pass_of_parent && u.pass != pass_of_parent + 1)
+            || u.offset >= HALF_STRATUM
+            || u.placed > u64::MAX / 2
+            || u.target < u.pass * STRATUM
+            || u.target >= (u.pass + 1) * STRATUM
+        {
+            return Err(format!("group {} is not in a state a queue reaches", u.id));
         }
         Ok(())
     }
+}
+
+/// A unit of the last level holds as many tracks as its size, none held elsewhere.
+fn check_leaf_tracks(
+    u: &Unit,
+    slots: &HashMap<i64, Vec<i64>>,
+    seen: &mut std::collections::HashSet<i64>,
+) -> Result<(), String> {
+    let own = slots.get(&u.id).map_or(&[][..], |s| &s[..]);
+    if own.len() as u64 != u.size {
+        return Err(format!(
+            "group {} holds {} tracks for {}",
+            u.id,
+            own.len(),
+            u.size
+        ));
+    }
+    for &t in own {
+        if !seen.insert(t) {
+            return Err(format!("track {t} appears more than once"));
+        }
+    }
+    Ok(())
+}
+
+/// A group with subgroups counts their tracks, and names one of its own as the last placed.
+fn check_parent_counts(
+    u: &Unit,
+    children: &[&Unit],
+    by_id: &HashMap<i64, &Unit>,
+) -> Result<(), String> {
+    let size: u64 = children.iter().map(|c| c.size).sum();
+    let left: u64 = children
+        .iter()
+        .filter(|c| c.pass == u.pass)
+        .map(|c| c.left)
+        .sum();
+    if size != u.size || (u.size > 0 && left != u.left) {
+        return Err(format!(
+            "group {} does not count its subgroups' tracks",
+            u.id
+        ));
+    }
+    if u.last_child != 0 && by_id.get(&u.last_child).is_none_or(|c| c.parent != u.id) {
+        return Err(format!("group {} names a subgroup not its own", u.id));
+    }
+    Ok(())
 }
 
 fn not_in_queue(track: i64) -> Error {

@@ -1,0 +1,333 @@
+//! The queue's row (shuffle_queue): loaded with the units a spread queue's next step reads
+//! first, written back after each change, inserted by create and restore, deleted by drop with
+//! every other row of the queue.
+
+use super::*;
+use dealcards_core::playlist::Mode;
+
+const LOAD_0_4: &str = "SELECT mode, window_size, tracks, front, history, behind \
+                        FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1";
+const LOAD_0_4_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, history, behind \
+                                   FROM @extschema@.shuffle_queue \
+                                   WHERE queue_id OPERATOR(pg_catalog.=) $1 FOR UPDATE";
+/// The queue's row, and with it (one row each, NULL for none) the units a spread queue's next
+/// step reads first: the two earliest and the largest of its lookahead, and the group placed
+/// last (the ids [`prefetch_ids`] names). The units are read in the statement's snapshot: when
+/// the lock waited for another session's step, the row locked is newer than that snapshot
+/// (`units_fresh` is false) and the units read with it are not used.
+macro_rules! load_sql {
+    ($lock:literal) => {
+        concat!(
+            "SELECT q.mode, q.window_size, q.tracks, q.front, q.history, q.behind, q.levels, \
+                    q.pass, q.pass_left, q.last_group, q.next_unit, q.ahead_target, q.ahead_left, \
+                    q.up_next, q.seed, q.draws, q.weight_max, q.listener, q.plays, \
+                    u.unit_id AS unit_unit_id, u.parent AS unit_parent, u.size AS unit_size, \
+                    u.to_place AS unit_to_place, u.placed AS unit_placed, u.pass AS unit_pass, \
+                    u.shift AS unit_shift, u.target AS unit_target, \
+                    u.last_child AS unit_last_child, u.ahead_target AS unit_ahead_target, \
+                    u.ahead_left AS unit_ahead_left, \
+                    q.xmin OPERATOR(pg_catalog.=) (SELECT s.xmin FROM @extschema@.shuffle_queue s \
+                        WHERE s.queue_id OPERATOR(pg_catalog.=) $1) AS units_fresh \
+               FROM @extschema@.shuffle_queue q \
+               LEFT JOIN @extschema@.shuffle_queue_unit u \
+                 ON u.queue_id OPERATOR(pg_catalog.=) q.queue_id \
+                AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[q.ahead_target[4], \
+                    q.ahead_target[6], q.ahead_left[5], q.last_group]) \
+              WHERE q.queue_id OPERATOR(pg_catalog.=) $1",
+            $lock
+        )
+    };
+}
+const LOAD: &str = load_sql!("");
+const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
+
+/// The units the load statement reads with a spread queue's row: the ids at
+/// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
+/// as the decoded lookahead has them.
+fn prefetch_ids(top: &Lookahead, last_group: i64) -> Vec<i64> {
+    let mut ids: Vec<i64> = top.earliest.iter().take(2).map(|k| k.1).collect();
+    ids.extend(top.largest.first().map(|k| k.1));
+    ids.push(last_group);
+    ids
+}
+
+impl<'a, 'conn> QueueStore<'a, 'conn> {
+    /// Reads the queue's row, locking it when the caller will change the queue; raises P0002
+    /// for a queue that does not exist.
+    pub fn load(&mut self, lock: bool) -> State {
+        self.writes = lock;
+        let sql = match (self.layout, lock) {
+            (Layout::Before0_5, false) => LOAD_0_4,
+            (Layout::Before0_5, true) => LOAD_0_4_FOR_UPDATE,
+            (Layout::Current, false) => LOAD,
+            (Layout::Current, true) => LOAD_FOR_UPDATE,
+        };
+        let table = self.run_ids(sql, &[]);
+        if table.is_empty() {
+            no_such_queue(self.queue_id);
+        }
+        let row = table.first();
+        // tracks, front, history and behind are NOT NULL.
+        let count = |name: &str| -> u64 { row.required::<i64>(name) as u64 };
+        let mode: String = row.required("mode");
+        let tracks = count("tracks");
+        let front = row.required("front");
+        let history = count("history");
+        let behind = count("behind");
+        if self.layout == Layout::Current {
+            let seed: Option<Vec<u8>> = row.value("seed");
+            self.extra = Extra {
+                up_next: row.value::<i32>("up_next").unwrap_or(0) as i64,
+                seed: seed.map(|s| {
+                    s.try_into()
+                        .unwrap_or_else(|_| self.missing("seed of 32 bytes".into()))
+                }),
+                draws: row.value("draws").unwrap_or(0),
+                weight_max: row.value::<i32>("weight_max").map(|w| w as u64),
+                listener: row.value("listener"),
+                plays: row.value("plays").unwrap_or(0),
+            };
+        }
+        if mode == "spread" {
+            let levels: i16 = row.required("levels");
+            let queue = SpreadQueue {
+                levels: levels as u8,
+                tracks,
+                pass: row.required("pass"),
+                pass_left: count("pass_left"),
+                last_group: row.required("last_group"),
+                next_unit: row.required("next_unit"),
+                top: decode_lookahead(row.value("ahead_target"), row.value("ahead_left")),
+                front,
+                history,
+                behind,
+            };
+            if self.layout == Layout::Current && row.value::<bool>("units_fresh") == Some(true) {
+                let units = row
+                    .rewind()
+                    .filter(|row| row.value::<i64>("unit_unit_id").is_some())
+                    .map(|row| unit_named(&row, |column| format!("unit_{column}")))
+                    .collect();
+                self.prefetched = Some((prefetch_ids(&queue.top, queue.last_group), units));
+            }
+            State::Spread(queue)
+        } else {
+            let window: Option<i32> = row.value("window_size");
+            State::Tape(Queue {
+                mode: Mode::parse(&mode).unwrap_or_else(|e| raise(e)),
+                window: window.map(|w| w as u64),
+                tracks,
+                front,
+                history,
+                behind,
+            })
+        }
+    }
+
+    /// Writes back the parts of a queue's row a step changes.
+    pub fn store(&mut self, state: &State) {
+        if self.row_written {
+            return;
+        }
+        match state {
+            State::Tape(queue) if self.layout == Layout::Before0_5 => {
+                self.run(
+                    "UPDATE @extschema@.shuffle_queue \
+                        SET tracks = $2, front = $3, history = $4, behind = $5 \
+                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                    &[
+                        self.queue_id.into(),
+                        (queue.tracks as i64).into(),
+                        queue.front.into(),
+                        (queue.history as i64).into(),
+                        (queue.behind as i64).into(),
+                    ],
+                );
+            }
+            State::Tape(queue) => {
+                self.run(
+                    "UPDATE @extschema@.shuffle_queue \
+                        SET tracks = $2, front = $3, history = $4, behind = $5, up_next = $6, \
+                            draws = $7, weight_max = $8, listener = $9, plays = $10 \
+                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                    &[
+                        self.queue_id.into(),
+                        (queue.tracks as i64).into(),
+                        queue.front.into(),
+                        (queue.history as i64).into(),
+                        (queue.behind as i64).into(),
+                        self.up_next_column(),
+                        self.draws_column(),
+                        self.extra.weight_max.map(|w| w as i32).into(),
+                        self.extra.listener.into(),
+                        self.plays_column(),
+                    ],
+                );
+            }
+            State::Spread(queue) => {
+                let (ahead_target, ahead_left) = encode_lookahead(&queue.top);
+                self.run(
+                    "UPDATE @extschema@.shuffle_queue \
+                        SET tracks = $2, front = $3, history = $4, behind = $5, \
+                            pass = $6, pass_left = $7, last_group = $8, next_unit = $9, \
+                            ahead_target = $10, ahead_left = $11, up_next = $12, draws = $13, \
+                            listener = $14, plays = $15 \
+                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                    &[
+                        self.queue_id.into(),
+                        (queue.tracks as i64).into(),
+                        queue.front.into(),
+                        (queue.history as i64).into(),
+                        (queue.behind as i64).into(),
+                        queue.pass.into(),
+                        (queue.pass_left as i64).into(),
+                        queue.last_group.into(),
+                        queue.next_unit.into(),
+                        ahead_target.into(),
+                        ahead_left.into(),
+                        self.up_next_column(),
+                        self.draws_column(),
+                        self.extra.listener.into(),
+                        self.plays_column(),
+                    ],
+                );
+            }
+        }
+    }
+
+    /// The plays column: NULL for a queue without a listener.
+    pub(super) fn plays_column(&self) -> DatumWithOid<'static> {
+        match self.extra.listener {
+            Some(_) => self.extra.plays.into(),
+            None => DatumWithOid::null::<i64>(),
+        }
+    }
+
+    /// The draws column: NULL for a live queue.
+    pub(super) fn draws_column(&self) -> DatumWithOid<'static> {
+        match self.extra.seed {
+            Some(_) => self.extra.draws.into(),
+            None => DatumWithOid::null::<i64>(),
+        }
+    }
+
+    /// The up_next column: NULL when nothing is up next, as on every queue made before 0.5.0.
+    pub(super) fn up_next_column(&self) -> DatumWithOid<'static> {
+        match self.extra.up_next {
+            0 => DatumWithOid::null::<i32>(),
+            n => (n as i32).into(),
+        }
+    }
+
+    /// Inserts a new queue's row and returns its id (from this node's range on Citus).
+    pub fn insert_queue(
+        client: &mut SpiClient,
+        schema: &ExtensionSchema,
+        mode: &str,
+        window: Option<i32>,
+        state: &State,
+        seed: Option<&[u8; 32]>,
+    ) -> i64 {
+        // On a Citus worker, ids come from the node's own range (crate::citus).
+        let id_base = crate::citus::id_base(client, schema);
+        let table = match state {
+            State::Tape(queue) if Layout::of(schema) == Layout::Before0_5 => statements::run(
+                client,
+                schema,
+                "INSERT INTO @extschema@.shuffle_queue \
+                        (queue_id, mode, window_size, tracks, front, history, behind) \
+                 VALUES ($7 OPERATOR(pg_catalog.+) pg_catalog.nextval('@extschema@.shuffle_queue_id_seq'::pg_catalog.regclass), \
+                         $1, $2, $3, $4, $5, $6) RETURNING queue_id",
+                &[
+                    mode.into(),
+                    window.into(),
+                    (queue.tracks as i64).into(),
+                    queue.front.into(),
+                    (queue.history as i64).into(),
+                    (queue.behind as i64).into(),
+                    id_base.into(),
+                ],
+            ),
+            State::Tape(queue) => statements::run(
+                client,
+                schema,
+                "INSERT INTO @extschema@.shuffle_queue \
+                        (queue_id, mode, window_size, tracks, front, history, behind, seed, draws) \
+                 VALUES ($7 OPERATOR(pg_catalog.+) pg_catalog.nextval('@extschema@.shuffle_queue_id_seq'::pg_catalog.regclass), \
+                         $1, $2, $3, $4, $5, $6, $8, \
+                         CASE WHEN $8 IS NOT NULL THEN 0 END) RETURNING queue_id",
+                &[
+                    mode.into(),
+                    window.into(),
+                    (queue.tracks as i64).into(),
+                    queue.front.into(),
+                    (queue.history as i64).into(),
+                    (queue.behind as i64).into(),
+                    id_base.into(),
+                    seed.map(|s| s.to_vec()).into(),
+                ],
+            ),
+            State::Spread(queue) => statements::run(
+                client,
+                schema,
+                "INSERT INTO @extschema@.shuffle_queue \
+                        (queue_id, mode, window_size, tracks, front, history, behind, \
+                         levels, pass, pass_left, last_group, next_unit, seed, draws) \
+                 VALUES ($1 OPERATOR(pg_catalog.+) pg_catalog.nextval('@extschema@.shuffle_queue_id_seq'::pg_catalog.regclass), \
+                         'spread', NULL, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                         CASE WHEN $11 IS NOT NULL THEN 0 END) RETURNING queue_id",
+                &[
+                    id_base.into(),
+                    (queue.tracks as i64).into(),
+                    queue.front.into(),
+                    (queue.history as i64).into(),
+                    (queue.behind as i64).into(),
+                    (queue.levels as i16).into(),
+                    queue.pass.into(),
+                    (queue.pass_left as i64).into(),
+                    queue.last_group.into(),
+                    queue.next_unit.into(),
+                    seed.map(|s| s.to_vec()).into(),
+                ],
+            ),
+        };
+        first_value(table).unwrap_or_else(|| error!("no id for the new shuffle queue"))
+    }
+
+    /// Drops the queue and every row of it; raises P0002 for a queue that does not exist.
+    pub fn drop_queue(&mut self) {
+        let dropped = self.run_ids(
+            "DELETE FROM @extschema@.shuffle_queue WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[],
+        );
+        if dropped.is_empty() {
+            no_such_queue(self.queue_id);
+        }
+        self.run_ids(
+            "DELETE FROM @extschema@.shuffle_queue_track WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[],
+        );
+        if self.layout == Layout::Current {
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_unit WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_member WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_up_next WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_skipped WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_weight WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+        }
+    }
+}
