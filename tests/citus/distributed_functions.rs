@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 11] = [
+const NOT_DISTRIBUTED: [(&str, &str); 13] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -62,6 +62,14 @@ const NOT_DISTRIBUTED: [(&str, &str); 11] = [
         "dealcards_keep_table_objects",
         "an event trigger, run by ALTER TABLE and CREATE INDEX, TRIGGER, RULE, POLICY and \
          STATISTICS on whichever node it runs",
+    ),
+    (
+        "dealcards_keep_table_settings",
+        "an event trigger, run by ALTER TABLE and COMMENT on whichever node it runs",
+    ),
+    (
+        "dealcards_apply_table_setting",
+        "the trigger of dealcards_table_setting, a table each node keeps of its own",
     ),
 ];
 
