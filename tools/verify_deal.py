@@ -33,7 +33,8 @@ written out here).
                      (--commitment) its commitment is the one you were shown for its round
                      before you gave your seed: --commitment ROUND:HEX once per round, or
                      --commitment HEX for every round not named so
-        house seats  each house seat of its round has the empty client seed
+        house seats  each house seat of its round has the empty client seed; fails when your
+                     own seat (--seat, or the seat naming --player) is a house seat of the round
         chain        recomputed from 32 zero bytes along the published games (each under its
                      round's protocol), every published chain_hash up to its game is the
                      recomputed one, and its own chain_hash is its game's: nothing up to this
@@ -528,7 +529,7 @@ def check_desk(pub, chain=None):
     }
 
 
-def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
+def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None, player=None):
     """Every check of one receipt against the publication, in order, up to the first that fails:
     {"result": verified | not revealed yet | failed, "check", "why", "checks": [...]}. shown is
     what shown_commitments returns: the commitments the player was shown, by round."""
@@ -598,6 +599,15 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
             if r["client_seeds"][s - 1]:
                 raise Failed("house seats", "seat %d is a house seat of round %d, yet its client "
                              "seed is %s, not empty" % (s, r["round"], _seed_text(r["client_seeds"][s - 1])))
+        # Your own seat (--seat, or the seat naming --player) declared the house's: the house
+        # chose your deal alone, your seed counted for nothing.
+        mine = sorted({seat} if seat is not None else set()
+                      | {k + 1 for k, p in enumerate(r["players"]) if player is not None and p == player})
+        yours = [s for s in mine if s in rnd["house_seats"]]
+        if yours:
+            raise Failed("house seats", "YOUR SEAT %d IS A HOUSE SEAT of round %d: the house "
+                         "declared your own seat its own, so your seed counted for nothing and the "
+                         "house alone chose this deal" % (yours[0], r["round"]))
         passed("house seats", "house seats %s have the empty seed" % (rnd["house_seats"] or "none"))
 
         # chain: nothing up to this game changed since the player got the receipt.
@@ -846,7 +856,7 @@ def receipts_main(argv):
         print("verify_deal.py: %s" % e, file=sys.stderr)
         return 2
     chain = walk_chain(pub)
-    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown), receipt=label)
+    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown, player), receipt=label)
                for label, r in receipts]
     desk = check_desk(pub, chain)
     withheld = None if player is None else withheld_games(pub, player, [r for _, r in receipts])

@@ -277,6 +277,14 @@ def player_cases(pub, notified):
     cases.append(Case("player %d with receipts of games that do not name them" % neg, pub, rs, v,
                       player=neg, withheld=withheld(neg, held)))
     cases.append(Case("player %d with every receipt" % neg, pub, notified, base, player=neg, withheld=[]))
+    # The player whose seat the house declared its own (seat 3 in the first two rounds): every
+    # receipt of theirs there fails "house seats", loudly.
+    house = games[0]["players"][2]
+    if 3 not in next(r for r in pub["rounds"] if r["round"] == first)["house_seats"]:
+        raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
+    v = [(FAILED, "house seats") if house in r["players"] else b for r, b in zip(notified, base)]
+    cases.append(Case("player %d, whose seat was a house seat" % house, pub, notified, v,
+                      player=house, withheld=[]))
 
     # The commitments shown: the round's own pass; another one shown fails "shown commitment".
     cases.append(Case("the commitment shown for each round", pub, notified, base,
