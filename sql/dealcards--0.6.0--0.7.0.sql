@@ -133,9 +133,211 @@ SET search_path = pg_catalog, pg_temp
 AS 'MODULE_PATHNAME', 'dealcards_sample_rows';
 
 -- ---------------------------------------------------------------------------------------------
+-- Rounds end: a round's rules include its bound, at most max_deals deals (1000 unless given)
+-- and optionally a time by which its seed is due (reveal_by); past it the desk deals nothing
+-- until the round is revealed (docs/provably_fair.md). Every round stored before the update,
+-- the one in force at each desk included, gets the default bound of 1000 deals and no time
+-- limit: a round in force that has dealt that many already deals again once revealed.
+-- fair_mode_on and fair_reveal take the bound. In a DO block, as above, for Citus: each node
+-- changes its own tables.
+-- ---------------------------------------------------------------------------------------------
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                    WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
+                      AND attname = 'max_deals' AND NOT attisdropped) THEN
+        ALTER TABLE @extschema@.fair_seed
+            ADD COLUMN max_deals bigint NOT NULL DEFAULT 1000 CONSTRAINT fair_seed_max_deals_check CHECK (max_deals OPERATOR(pg_catalog.>) 0),
+            ADD COLUMN reveal_by timestamptz;
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE VIEW @extschema@.fair_commitment WITH (security_barrier) AS
+SELECT desk_id,
+       round,
+       commitment,
+       CASE WHEN revealed_at IS NOT NULL AND NOT @extschema@.dealcards_written_here(xmin)
+            THEN server_seed END AS server_seed,
+       committed_at,
+       revealed_at,
+       protocol,
+       house_seats,
+       seeds_required,
+       max_deals,
+       reveal_by
+  FROM @extschema@.fair_seed;
+
+-- fair_mode_on and fair_reveal with the bound. On Citus, as above, each node replaces its own
+-- with propagation off, and a coordinator where the earlier ones were distributed
+-- (dealcards_distribute) distributes the new ones alike.
+DO $$
+DECLARE
+    citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_object') IS NOT NULL;
+    distributed boolean := false;
+BEGIN
+    IF citus THEN
+        EXECUTE $q$SELECT citus_is_coordinator() AND EXISTS (
+                       SELECT FROM pg_catalog.pg_dist_object
+                        WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                          AND objid = pg_catalog.to_regprocedure('@extschema@.fair_mode_on(integer, integer[], boolean)'))$q$
+           INTO distributed;
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+    END IF;
+    PERFORM pg_catalog.set_config('dealcards_update.distribute_fair_functions', distributed::text, true);
+END
+$$;
+DROP FUNCTION IF EXISTS @extschema@.fair_mode_on(integer, integer[], boolean);
+DROP FUNCTION IF EXISTS @extschema@.fair_reveal(integer, integer[], boolean);
+CREATE  FUNCTION "fair_mode_on"(
+	"desk_id" INT, /* core::option::Option<i32> */
+	"house_seats" INT[] DEFAULT '{}', /* core::option::Option<alloc::vec::Vec<core::option::Option<i32>>> */
+	"seeds_required" bool DEFAULT true, /* core::option::Option<bool> */
+	"max_deals" bigint DEFAULT 1000, /* core::option::Option<i64> */
+	"reveal_within" interval DEFAULT NULL /* core::option::Option<pgrx::datum::interval::Interval> */
+) RETURNS bytea /* alloc::vec::Vec<u8> */
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'fair_mode_on_v3_wrapper';
+CREATE  FUNCTION "fair_reveal"(
+	"desk_id" INT, /* core::option::Option<i32> */
+	"house_seats" INT[] DEFAULT NULL, /* core::option::Option<alloc::vec::Vec<core::option::Option<i32>>> */
+	"seeds_required" bool DEFAULT NULL, /* core::option::Option<bool> */
+	"max_deals" bigint DEFAULT NULL, /* core::option::Option<i64> */
+	"reveal_within" interval DEFAULT NULL /* core::option::Option<pgrx::datum::interval::Interval> */
+) RETURNS TABLE (
+	"round" INT,  /* i32 */
+	"commitment" bytea,  /* alloc::vec::Vec<u8> */
+	"next_commitment" bytea  /* alloc::vec::Vec<u8> */
+)
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'fair_reveal_v3_wrapper';
+DO $$
+BEGIN
+    IF pg_catalog.current_setting('dealcards_update.distribute_fair_functions')::boolean THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'on', true);
+        EXECUTE $q$SELECT create_distributed_function('@extschema@.fair_mode_on(integer, integer[], boolean, bigint, interval)'::pg_catalog.regprocedure,
+                                                      '$1', colocate_with => '@extschema@.desk', force_delegation => true)$q$;
+        EXECUTE $q$SELECT create_distributed_function('@extschema@.fair_reveal(integer, integer[], boolean, bigint, interval)'::pg_catalog.regprocedure,
+                                                      '$1', colocate_with => '@extschema@.desk', force_delegation => true)$q$;
+    END IF;
+END
+$$;
+
+-- dealcards_distribute() distributes the new fair_mode_on and fair_reveal (sql/install/citus.sql).
+CREATE OR REPLACE FUNCTION @extschema@.dealcards_distribute()
+RETURNS TABLE (object text, distributed_by text, colocated_with text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext_schema text;
+    item record;
+    had_rows text[] := '{}';
+    tbl text;
+    has_rows boolean;
+BEGIN
+    IF to_regproc('pg_catalog.create_distributed_table') IS NULL THEN
+        RAISE EXCEPTION 'Citus is not installed in this database'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'dealcards_distribute() spreads the extension''s tables over the workers of a Citus cluster.',
+                  HINT = 'On the coordinator of a Citus cluster: CREATE EXTENSION citus, add the workers with citus_add_node(), then SELECT dealcards_distribute().';
+    END IF;
+    IF NOT citus_is_coordinator() THEN
+        RAISE EXCEPTION 'dealcards_distribute() runs on the Citus coordinator'
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    SELECT n.nspname INTO ext_schema
+      FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+     WHERE e.extname = 'dealcards';
+
+    FOR item IN
+        SELECT * FROM (VALUES
+            (1, 'fair_seed', 'desk_id', NULL),
+            (2, 'desk', 'desk_id', 'fair_seed'),
+            (3, 'desk_player', 'desk_id', 'desk'),
+            (4, 'game', 'desk_id', 'desk'),
+            (5, 'bid_record', 'desk_id', 'desk'),
+            (6, 'note', 'desk_id', 'desk'),
+            (7, 'shuffle_queue', 'queue_id', NULL),
+            (8, 'shuffle_queue_track', 'queue_id', 'shuffle_queue'),
+            (9, 'shuffle_queue_unit', 'queue_id', 'shuffle_queue'),
+            (10, 'shuffle_queue_member', 'queue_id', 'shuffle_queue'),
+            (11, 'shuffle_queue_up_next', 'queue_id', 'shuffle_queue'),
+            (12, 'shuffle_queue_skipped', 'queue_id', 'shuffle_queue'),
+            (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
+            (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue')
+        ) t (n, tbl, col, colocate)
+        ORDER BY n
+    LOOP
+        IF NOT EXISTS (SELECT FROM pg_dist_partition
+                        WHERE logicalrelid = format('%I.%I', ext_schema, item.tbl)::regclass) THEN
+            EXECUTE format('SELECT EXISTS (SELECT FROM %I.%I)', ext_schema, item.tbl) INTO has_rows;
+            IF has_rows THEN
+                had_rows := had_rows || item.tbl;
+            END IF;
+            PERFORM create_distributed_table(
+                format('%I.%I', ext_schema, item.tbl)::regclass, item.col,
+                colocate_with => CASE WHEN item.colocate IS NULL THEN 'none'
+                                      ELSE format('%I.%I', ext_schema, item.colocate) END);
+        END IF;
+        object := item.tbl;
+        distributed_by := item.col;
+        colocated_with := item.colocate;
+        RETURN NEXT;
+    END LOOP;
+    -- Rows that were there were copied into the shards; the coordinator's own copies go,
+    -- referencing tables first.
+    FOREACH tbl IN ARRAY (SELECT COALESCE(array_agg(t ORDER BY n DESC), '{}')
+                            FROM unnest(had_rows) WITH ORDINALITY u (t, n)) LOOP
+        PERFORM truncate_local_data_after_distributing_table(format('%I.%I', ext_schema, tbl)::regclass);
+    END LOOP;
+
+    FOR item IN
+        SELECT * FROM (VALUES
+            (1, 'deal_cards(integer)', 'desk'),
+            (2, 'fair_mode_on(integer, integer[], boolean, bigint, interval)', 'desk'),
+            (3, 'fair_mode_off(integer)', 'desk'),
+            (4, 'fair_reveal(integer, integer[], boolean, bigint, interval)', 'desk'),
+            (5, 'set_client_seed(integer, integer, text)', 'desk'),
+            (6, 'fair_verify_desk(integer)', 'desk'),
+            (7, 'fair_publication(integer)', 'desk'),
+            (8, 'shuffle_queue_next(bigint)', 'shuffle_queue'),
+            (9, 'shuffle_queue_prev(bigint)', 'shuffle_queue'),
+            (10, 'shuffle_queue_current(bigint)', 'shuffle_queue'),
+            (11, 'shuffle_queue_add(bigint, bigint)', 'shuffle_queue'),
+            (12, 'shuffle_queue_remove(bigint, bigint)', 'shuffle_queue'),
+            (13, 'shuffle_queue_drop(bigint)', 'shuffle_queue'),
+            (14, 'shuffle_queue_add(bigint, bigint, text, text)', 'shuffle_queue'),
+            (15, 'shuffle_queue_play_next(bigint, bigint[])', 'shuffle_queue'),
+            (16, 'shuffle_queue_play_later(bigint, bigint[])', 'shuffle_queue'),
+            (17, 'shuffle_queue_up_next(bigint)', 'shuffle_queue'),
+            (18, 'shuffle_queue_clear_up_next(bigint)', 'shuffle_queue'),
+            (19, 'shuffle_queue_jump(bigint, bigint)', 'shuffle_queue'),
+            (20, 'shuffle_queue_skip_when_shuffling(bigint, bigint, boolean)', 'shuffle_queue'),
+            (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
+            (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue')
+        ) f (n, fn, colocate)
+        ORDER BY n
+    LOOP
+        PERFORM create_distributed_function(
+            format('%I.%s', ext_schema, item.fn)::regprocedure, '$1',
+            colocate_with => format('%I.%I', ext_schema, item.colocate),
+            force_delegation => true);
+        object := item.fn;
+        distributed_by := '$1';
+        colocated_with := item.colocate;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+-- ---------------------------------------------------------------------------------------------
 -- What a DBA sets on the extension's tables: storage parameters and statistics targets kept in
 -- dealcards_table_setting through a dump and restore, the other table properties a dump drops
--- refused (docs/operations.md). The same statements as the end of sql/install/guard.sql.
+-- refused (docs/operations.md). The same statements as the end of sql/install/guard.sql, last
+-- here as there, so that no ALTER TABLE of this update runs under them.
 -- ---------------------------------------------------------------------------------------------
 -- What a DBA sets on the extension's tables. pg_dump writes none of a table's own settings for
 -- an extension's table (the extension creates the table on restore), so two kinds of change are

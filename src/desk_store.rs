@@ -17,7 +17,7 @@
 //! table is written by a statement of its own (a statement with INSERT CTEs cannot be routed to
 //! one shard), with ids from the node's range ([`crate::citus`]).
 
-use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
+use pgrx::datum::{DatumWithOid, Interval, TimestampWithTimeZone};
 use pgrx::pg_sys;
 use pgrx::spi::{SpiClient, SpiTupleTable};
 
@@ -53,12 +53,14 @@ mod sql {
     statement!(DESK_EXISTS, "desk_exists.sql");
     statement!(DESK_PENDING, "desk_pending.sql");
     statement!(ADD_ROUND, "add_round.sql");
+    statement!(ADD_ROUND_BEFORE_0_7, "add_round_before_0_7.sql");
     statement!(ADD_ROUND_BEFORE_0_5, "add_round_before_0_5.sql");
     statement!(PUT_ROUND, "put_round.sql");
     statement!(LEAVE_FAIR_MODE, "leave_fair_mode.sql");
     statement!(REVEAL, "reveal.sql");
     statement!(REVEAL_BEFORE_0_5, "reveal_before_0_5.sql");
     statement!(ROUND, "round.sql");
+    statement!(ROUND_BEFORE_0_7, "round_before_0_7.sql");
     statement!(ROUND_BEFORE_0_5, "round_before_0_5.sql");
     statement!(SEAT_PLAYER, "seat_player.sql");
     statement!(SET_CLIENT_SEED, "set_client_seed.sql");
@@ -177,6 +179,12 @@ pub struct StoredRound {
     pub protocol: i16,
     pub house_seats: Vec<Option<i32>>,
     pub seeds_required: bool,
+    /// The round's bound: how many deals it may deal, and when its seed is due (the tables of
+    /// releases before 0.7.0 have no bound: `i64::MAX` and none).
+    pub max_deals: i64,
+    pub reveal_by: Option<pg_sys::TimestampTz>,
+    /// `reveal_by` as a span from the round's commitment: what the next round takes by default.
+    pub reveal_within: Option<Interval>,
     pub written_here: bool,
 }
 
@@ -184,6 +192,10 @@ pub struct StoredRound {
 pub struct RoundRules<'r> {
     pub house_seats: &'r [i16],
     pub seeds_required: bool,
+    /// The round's bound: at most this many deals (not stored on the tables of releases before
+    /// 0.7.0), and its seed due within this span of its commitment (none: no time limit).
+    pub max_deals: i64,
+    pub reveal_within: Option<Interval>,
 }
 
 /// What a provably fair deal records besides the cards: with the deal's result, its players'
@@ -530,7 +542,12 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                     rules.house_seats.to_vec().into(),
                     rules.seeds_required.into(),
                 ]);
-                sql::ADD_ROUND
+                if self.tables == Tables::Current {
+                    args.extend([rules.max_deals.into(), rules.reveal_within.into()]);
+                    sql::ADD_ROUND
+                } else {
+                    sql::ADD_ROUND_BEFORE_0_7
+                }
             }
             None => sql::ADD_ROUND_BEFORE_0_5,
         };
@@ -582,15 +599,40 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                 protocol: 1,
                 house_seats: Vec::new(),
                 seeds_required: false,
+                max_deals: i64::MAX,
+                reveal_by: None,
+                reveal_within: None,
                 written_here: false,
             });
         }
-        let found = self.run(sql::ROUND, &args);
+        let bounded = self.tables == Tables::Current;
+        let sql = if bounded {
+            sql::ROUND
+        } else {
+            sql::ROUND_BEFORE_0_7
+        };
+        let found = self.run(sql, &args);
         if found.is_empty() {
             return None;
         }
         let row = found.first();
         Some(StoredRound {
+            max_deals: if bounded {
+                row.required("max_deals")
+            } else {
+                i64::MAX
+            },
+            reveal_by: if bounded {
+                row.value::<TimestampWithTimeZone>("reveal_by")
+                    .map(pg_sys::TimestampTz::from)
+            } else {
+                None
+            },
+            reveal_within: if bounded {
+                row.value("reveal_within")
+            } else {
+                None
+            },
             server_seed: row.required("server_seed"),
             protocol: row.required("protocol"),
             house_seats: row

@@ -18,6 +18,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use pgrx::datum::Interval;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
@@ -32,6 +33,11 @@ use dealcards_core::fair::verify::{self, Checked};
 use dealcards_core::fair::{self, Hash, Recorded, ServerSeed, CHAIN_START};
 
 mod before_0_5;
+mod before_0_7;
+
+/// How many deals a round may deal when its rules do not say: past its bound a desk deals
+/// nothing until the round is revealed.
+pub const DEFAULT_MAX_DEALS: i64 = 1000;
 
 extension_sql_file!(
     "../sql/install/fair.sql",
@@ -164,27 +170,84 @@ fn house_seats(seats: &[Option<i32>]) -> Vec<i16> {
         .collect()
 }
 
+/// Refuses (22004) a NULL where a function takes a value: never a silent no-op.
+fn refuse_null(function: &str, what: &str) -> ! {
+    pgrx::ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+        format!("{function} takes {what}, not NULL")
+    );
+}
+
+/// Checks a round's bound (22023): at least one deal, and a time limit after the commitment.
+fn check_bound(max_deals: i64, reveal_within: Option<Interval>) {
+    if max_deals < 1 {
+        raise(Error::invalid(format!(
+            "a round deals at least once before its reveal: max_deals must be at least 1, got {max_deals}"
+        )));
+    }
+    if reveal_within.is_some_and(|within| within.as_micros() <= 0) {
+        raise(Error::invalid(
+            "reveal_within is the time from the commitment by which the round's seed is due: it must be more than zero",
+        ));
+    }
+}
+
 /// Puts a desk in provably fair mode and returns the commitment in force: a new one under the
 /// rules given, or the current one when the desk is in the mode already.
-#[pg_extern(name = "fair_mode_on", volatile, strict, parallel_unsafe)]
-fn fair_mode_on_v2(
+pub(crate) fn mode_on(
     desk_id: i32,
-    house_seats: default!(Vec<Option<i32>>, "'{}'"),
-    seeds_required: default!(bool, true),
+    house: &[i16],
+    seeds_required: bool,
+    max_deals: i64,
+    reveal_within: Option<Interval>,
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> Vec<u8> {
-    refuse_shaped_house_seats(fcinfo, 1);
-    let house = self::house_seats(&house_seats);
     with_desks(fcinfo, |desks| match desks.lock_commitment(desk_id) {
         Some((_, commitment)) => commitment,
         None => {
             let rules = RoundRules {
-                house_seats: &house,
+                house_seats: house,
                 seeds_required,
+                max_deals,
+                reveal_within,
             };
             commit(desks, desk_id, Some(rules)).to_vec()
         }
     })
+}
+
+/// Puts a desk in provably fair mode and returns the commitment in force: a new one under the
+/// rules given (house seats, seeds required, and the round's bound: at most `max_deals` deals,
+/// and its seed due within `reveal_within` of the commitment), or the current one when the desk
+/// is in the mode already. Not STRICT: a NULL argument is refused (22004), but `reveal_within`,
+/// whose NULL is no time limit.
+#[pg_extern(name = "fair_mode_on", volatile, parallel_unsafe)]
+fn fair_mode_on_v3(
+    desk_id: Option<i32>,
+    house_seats: default!(Option<Vec<Option<i32>>>, "'{}'"),
+    seeds_required: default!(Option<bool>, true),
+    max_deals: default!(Option<i64>, 1000),
+    reveal_within: default!(Option<Interval>, "NULL"),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> Vec<u8> {
+    let function = "fair_mode_on";
+    let desk_id = desk_id.unwrap_or_else(|| refuse_null(function, "a desk"));
+    let house_seats =
+        house_seats.unwrap_or_else(|| refuse_null(function, "house seats (none: '{}')"));
+    let seeds_required = seeds_required.unwrap_or_else(|| refuse_null(function, "seeds_required"));
+    let max_deals = max_deals.unwrap_or_else(|| refuse_null(function, "max_deals"));
+    refuse_shaped_house_seats(fcinfo, 1);
+    let house = self::house_seats(&house_seats);
+    check_bound(max_deals, reveal_within);
+    mode_on(
+        desk_id,
+        &house,
+        seeds_required,
+        max_deals,
+        reveal_within,
+        fcinfo,
+    )
 }
 
 /// Takes a desk out of provably fair mode, revealing the round in force: its round and
@@ -205,29 +268,17 @@ fn fair_mode_off_v2(
     TableIterator::new(revealed)
 }
 
-/// Reveals the round in force at a desk and commits to a new one for the following deals, under
-/// the same rules unless others are given: the revealed round, its commitment and the next
-/// commitment. The seed is in fair_commitment once this transaction has committed.
-#[pg_extern(name = "fair_reveal", volatile, parallel_unsafe)]
-fn fair_reveal_v2(
-    desk_id: Option<i32>,
-    house_seats: default!(Option<Vec<Option<i32>>>, "NULL"),
-    seeds_required: default!(Option<bool>, "NULL"),
+/// Reveals the round in force at a desk and commits to a new one under the same rules unless
+/// others are given: the revealed round, its commitment and the next commitment.
+pub(crate) fn reveal_round(
+    desk_id: i32,
+    given_house: Option<Vec<i16>>,
+    seeds_required: Option<bool>,
+    max_deals: Option<i64>,
+    reveal_within: Option<Interval>,
     fcinfo: pg_sys::FunctionCallInfo,
-) -> TableIterator<
-    'static,
-    (
-        name!(round, i32),
-        name!(commitment, Vec<u8>),
-        name!(next_commitment, Vec<u8>),
-    ),
-> {
-    let Some(desk_id) = desk_id else {
-        return TableIterator::new(None);
-    };
-    refuse_shaped_house_seats(fcinfo, 1);
-    let given_house = house_seats.map(|seats| self::house_seats(&seats));
-    let row = with_desks(fcinfo, |desks| {
+) -> (i32, Vec<u8>, Vec<u8>) {
+    with_desks(fcinfo, |desks| {
         let (round, commitment) = desks
             .lock_commitment(desk_id)
             .unwrap_or_else(|| not_fair(desk_id, "there is no commitment to reveal"));
@@ -242,16 +293,62 @@ fn fair_reveal_v2(
                 .map(|&s| s as i16)
                 .collect()
         });
+        let max_deals = max_deals.unwrap_or(if current.max_deals == i64::MAX {
+            DEFAULT_MAX_DEALS
+        } else {
+            current.max_deals
+        });
         let rules = RoundRules {
             house_seats: &house,
             seeds_required: seeds_required.unwrap_or(current.seeds_required),
+            max_deals,
+            reveal_within: reveal_within.or(current.reveal_within),
         };
         // The desk moves to its next round first: a revealed round is one no desk names.
         let next = commit(desks, desk_id, Some(rules));
         reveal(desks, desk_id, round);
         (round, commitment, next.to_vec())
-    });
-    TableIterator::once(row)
+    })
+}
+
+/// Reveals the round in force at a desk and commits to a new one for the following deals, under
+/// the same rules (house seats, seeds required, bound) unless others are given: the revealed
+/// round, its commitment and the next commitment. The seed is in fair_commitment once this
+/// transaction has committed.
+// The row type is spelled out: pgrx reads the column names from it.
+#[allow(clippy::type_complexity)]
+#[pg_extern(name = "fair_reveal", volatile, parallel_unsafe)]
+fn fair_reveal_v3(
+    desk_id: Option<i32>,
+    house_seats: default!(Option<Vec<Option<i32>>>, "NULL"),
+    seeds_required: default!(Option<bool>, "NULL"),
+    max_deals: default!(Option<i64>, "NULL"),
+    reveal_within: default!(Option<Interval>, "NULL"),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<
+    'static,
+    (
+        name!(round, i32),
+        name!(commitment, Vec<u8>),
+        name!(next_commitment, Vec<u8>),
+    ),
+> {
+    let Some(desk_id) = desk_id else {
+        return TableIterator::new(None);
+    };
+    refuse_shaped_house_seats(fcinfo, 1);
+    let given_house = house_seats.map(|seats| self::house_seats(&seats));
+    if max_deals.is_some() || reveal_within.is_some() {
+        check_bound(max_deals.unwrap_or(1), reveal_within);
+    }
+    TableIterator::once(reveal_round(
+        desk_id,
+        given_house,
+        seeds_required,
+        max_deals,
+        reveal_within,
+        fcinfo,
+    ))
 }
 
 /// Sets the client seed of the player in a seat (1..3) of a desk for the round in force: once
@@ -357,6 +454,9 @@ struct KeptRound {
     /// Which seats the house plays.
     house: [bool; SEATS],
     seeds_required: bool,
+    /// The round's bound: the deals it may deal, and when its seed is due.
+    max_deals: i64,
+    reveal_by: Option<pg_sys::TimestampTz>,
 }
 
 thread_local! {
@@ -425,6 +525,8 @@ fn kept_round(
         protocol: stored.protocol,
         house,
         seeds_required: stored.seeds_required,
+        max_deals: stored.max_deals,
+        reveal_by: stored.reveal_by,
     };
     if keep && !stored.written_here {
         ROUND_SEEDS.with_borrow_mut(|seeds| {
@@ -448,6 +550,33 @@ fn refuse_own_input(desk_id: i32, what: String) -> ! {
     );
 }
 
+/// Refuses (55000) a deal past its round's bound: the round has dealt its deals, or its seed is
+/// due. The desk deals again once the round is revealed.
+fn refuse_past_bound(desk_id: i32, desk: &FairState, round: &KeptRound) {
+    let why = if desk.nonce >= round.max_deals {
+        format!("it has dealt its {} deals", round.max_deals)
+    } else if round
+        .reveal_by
+        // SAFETY: reads the clock.
+        .is_some_and(|by| unsafe { pg_sys::GetCurrentTimestamp() } > by)
+    {
+        "its seed was due (its reveal_by in fair_commitment)".to_string()
+    } else {
+        return;
+    };
+    pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "desk {desk_id} deals nothing more under round {} until the round is revealed: {why}",
+            round.round
+        ),
+        pgrx::function_name!(),
+    )
+    .set_hint(format!("SELECT fair_reveal({desk_id}) reveals the round and commits to the next one, under which the desk deals again (fair_mode_off({desk_id}) leaves the mode)."))
+    .report(pgrx::PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return");
+}
+
 /// The provably fair deal at a locked desk with these (checked) seats: the next nonce under its
 /// round, from the seated players' client seeds, and what is recorded of it. Refuses (55000)
 /// inputs this transaction wrote, and a seat without a seed in a round that requires one.
@@ -463,6 +592,7 @@ pub fn deal_at(
     if round_written_here {
         refuse_own_input(desk_id, format!("its round {} was committed", desk.round));
     }
+    refuse_past_bound(desk_id, desk, &round);
     if let Some(seat) = seats.written_here.iter().position(|&w| w) {
         refuse_own_input(
             desk_id,

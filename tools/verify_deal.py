@@ -33,7 +33,8 @@ written out here).
                      (--commitment) its commitment is the one you were shown for its round
                      before you gave your seed: --commitment ROUND:HEX once per round, or
                      --commitment HEX for every round not named so
-        house seats  each house seat of its round has the empty client seed
+        house seats  each house seat of its round has the empty client seed; fails when your
+                     own seat (--seat, or the seat naming --player) is a house seat of the round
         chain        recomputed from 32 zero bytes along the published games (each under its
                      round's protocol), every published chain_hash up to its game is the
                      recomputed one, and its own chain_hash is its game's: nothing up to this
@@ -44,14 +45,16 @@ written out here).
                      the newest without its seed was left without a reveal
         deal         (seed published) the seeds and nonce deal the published cards and leader
       Each receipt is "verified", "not revealed yet" (every check that can be made passes; the
-      round's seed is not published yet) or "failed: CHECK: why". Then one line for the desk:
+      round's seed is not published yet), "overdue: commitment: why" (as not revealed yet, but
+      the round's bound has passed: it has dealt its max_deals published games, or its
+      reveal_by time is past) or "failed: CHECK: why". Then one line for the desk:
       whether the whole chain recomputes to chain_head, and every round but the newest whose
       seed is not published ("left without a reveal").
       With --player ID (your player id), a line "withheld: game G (round R, nonce N), seat S"
       for every published game that names you in a seat and whose receipt is not among those
       given: a deal of yours the house did not relay (or "player ID: nothing withheld").
-      Exit status 0 when every receipt and the desk verify, 1 when anything failed or a game
-      was withheld, 2 on bad input, 3 when nothing failed but some receipt's round is not
+      Exit status 0 when every receipt and the desk verify, 1 when anything failed, is overdue
+      or a game was withheld, 2 on bad input, 3 when nothing failed but some receipt's round is not
       revealed yet.
 
 Hex arguments may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no
@@ -61,6 +64,7 @@ whatever it starts with; so --my-seed -x and --player -42 work too).
 """
 import argparse
 import collections
+import datetime
 import hashlib
 import hmac
 import json
@@ -295,7 +299,7 @@ def print_deal(r, given):
 
 CHECKS = ["desk", "game", "record", "seat", "shown commitment", "house seats", "chain", "nonce",
           "commitment", "deal"]
-VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
+VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
 
 
 class Failed(Exception):
@@ -371,6 +375,41 @@ def parse_receipt(r, where):
     }
 
 
+def _time(obj, key, where):
+    """A timestamp as PostgreSQL's jsonb gives one (ISO 8601 with its offset), or None."""
+    v = obj.get(key)
+    if v is None:
+        return None
+    if isinstance(v, str):
+        t = v.strip()
+        if t in ("infinity", "-infinity"):
+            return datetime.datetime.max.replace(tzinfo=datetime.timezone.utc) \
+                if t == "infinity" else datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+        try:
+            d = datetime.datetime.fromisoformat(t)
+        except ValueError:
+            d = None
+        if d is not None and d.tzinfo is not None:
+            return d
+    raise BadInput("%s is a time with its offset, as 2026-01-31T12:00:00+00:00, not %s"
+                   % (_where(where, key), json.dumps(v)))
+
+
+def overdue(pub, n, now=None):
+    """Why round n is overdue (its bound has passed: it has dealt its max_deals published games,
+    or its reveal_by time is past), or None."""
+    rnd = pub["rounds"][n]
+    dealt = sum(1 for g in pub["games"] if g["round"] == n)
+    if rnd["max_deals"] is not None and dealt >= rnd["max_deals"]:
+        return ("round %d has dealt the %d deals of its bound, yet its server seed is not "
+                "published: the house owes its reveal" % (n, rnd["max_deals"]))
+    now = datetime.datetime.now(datetime.timezone.utc) if now is None else now
+    if rnd["reveal_by"] is not None and now > rnd["reveal_by"]:
+        return ("round %d's server seed was due by %s, yet it is not published: the house owes "
+                "its reveal" % (n, rnd["reveal_by"].isoformat()))
+    return None
+
+
 def parse_publication(p, where="the publication"):
     _object(p, where)
     desk = _int(p, "desk", where, -2**31, 2**31 - 1)
@@ -386,7 +425,11 @@ def parse_publication(p, where="the publication"):
                  for j, s in enumerate(_list(r, "house_seats", w))]
         rounds[n] = {"round": n, "commitment": _hex(r, "commitment", w, 32),
                      "server_seed": _hex(r, "server_seed", w, 32, null=True),
-                     "protocol": protocol, "house_seats": house}
+                     "protocol": protocol, "house_seats": house,
+                     # The bound (absent or null in publications of releases before 0.7.0).
+                     "max_deals": _int(r, "max_deals", w, 1, 2**63 - 1, null=True)
+                     if "max_deals" in r else None,
+                     "reveal_by": _time(r, "reveal_by", w) if "reveal_by" in r else None}
     games = []
     for i, g in enumerate(_list(p, "games", where)):
         w = "%s: games[%d]" % (where, i)
@@ -486,7 +529,7 @@ def check_desk(pub, chain=None):
     }
 
 
-def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
+def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None, player=None):
     """Every check of one receipt against the publication, in order, up to the first that fails:
     {"result": verified | not revealed yet | failed, "check", "why", "checks": [...]}. shown is
     what shown_commitments returns: the commitments the player was shown, by round."""
@@ -556,6 +599,15 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
             if r["client_seeds"][s - 1]:
                 raise Failed("house seats", "seat %d is a house seat of round %d, yet its client "
                              "seed is %s, not empty" % (s, r["round"], _seed_text(r["client_seeds"][s - 1])))
+        # Your own seat (--seat, or the seat naming --player) declared the house's: the house
+        # chose your deal alone, your seed counted for nothing.
+        mine = sorted({seat} if seat is not None else set()
+                      | {k + 1 for k, p in enumerate(r["players"]) if player is not None and p == player})
+        yours = [s for s in mine if s in rnd["house_seats"]]
+        if yours:
+            raise Failed("house seats", "YOUR SEAT %d IS A HOUSE SEAT of round %d: the house "
+                         "declared your own seat its own, so your seed counted for nothing and the "
+                         "house alone chose this deal" % (yours[0], r["round"]))
         passed("house seats", "house seats %s have the empty seed" % (rnd["house_seats"] or "none"))
 
         # chain: nothing up to this game changed since the player got the receipt.
@@ -602,10 +654,11 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
                 raise Failed("commitment", "round %d was left without a reveal: a later round was "
                              "committed, yet its server seed is not published, so this game can "
                              "never be checked" % r["round"])
-            state["revealed"] = False
-            done.append({"check": "commitment", "result": NOT_REVEALED,
-                         "why": "round %d is published with this commitment; its server seed is "
-                         "not published yet" % r["round"]})
+            late = overdue(pub, r["round"])
+            state["revealed"], state["late"] = (OVERDUE if late else False), late
+            done.append({"check": "commitment", "result": OVERDUE if late else NOT_REVEALED,
+                         "why": late or "round %d is published with this commitment; its server "
+                         "seed is not published yet" % r["round"]})
         else:
             if commitment_of(seed) != rnd["commitment"]:
                 raise Failed("commitment", "SHA-256 of round %d's published server seed is %s, "
@@ -634,6 +687,9 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None):
         done.append({"check": f.check, "result": FAILED, "why": f.why})
         return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": FAILED,
                 "check": f.check, "why": f.why, "checks": done}
+    if state["revealed"] == OVERDUE:
+        return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": OVERDUE,
+                "check": "commitment", "why": state["late"], "checks": done}
     result = VERIFIED if state["revealed"] else NOT_REVEALED
     return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": result,
             "check": None, "why": None, "checks": done}
@@ -800,12 +856,13 @@ def receipts_main(argv):
         print("verify_deal.py: %s" % e, file=sys.stderr)
         return 2
     chain = walk_chain(pub)
-    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown), receipt=label)
+    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown, player), receipt=label)
                for label, r in receipts]
     desk = check_desk(pub, chain)
     withheld = None if player is None else withheld_games(pub, player, [r for _, r in receipts])
     outcomes = {x["result"] for x in results} | {desk["result"]}
-    status = 1 if FAILED in outcomes or withheld else 3 if NOT_REVEALED in outcomes else 0
+    status = (1 if FAILED in outcomes or OVERDUE in outcomes or withheld
+              else 3 if NOT_REVEALED in outcomes else 0)
     if a.json:
         print(json.dumps({"receipts": results, "desk": desk, "player": player,
                           "withheld": withheld, "exit": status}, ensure_ascii=False))

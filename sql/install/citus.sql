@@ -75,9 +75,9 @@ BEGIN
     FOR item IN
         SELECT * FROM (VALUES
             (1, 'deal_cards(integer)', 'desk'),
-            (2, 'fair_mode_on(integer, integer[], boolean)', 'desk'),
+            (2, 'fair_mode_on(integer, integer[], boolean, bigint, interval)', 'desk'),
             (3, 'fair_mode_off(integer)', 'desk'),
-            (4, 'fair_reveal(integer, integer[], boolean)', 'desk'),
+            (4, 'fair_reveal(integer, integer[], boolean, bigint, interval)', 'desk'),
             (5, 'set_client_seed(integer, integer, text)', 'desk'),
             (6, 'fair_verify_desk(integer)', 'desk'),
             (7, 'fair_publication(integer)', 'desk'),

@@ -20,6 +20,11 @@ CREATE TABLE @extschema@.fair_seed (
     protocol       smallint NOT NULL,
     house_seats    smallint[] NOT NULL,
     seeds_required boolean NOT NULL,
+    -- The round's bound, fixed with its commitment and published with it: at most max_deals
+    -- deals, and its seed due by reveal_by (NULL: no time limit). Past it the desk deals
+    -- nothing until the round is revealed.
+    max_deals      bigint NOT NULL DEFAULT 1000 CONSTRAINT fair_seed_max_deals_check CHECK (max_deals OPERATOR(pg_catalog.>) 0),
+    reveal_by      timestamptz,
     PRIMARY KEY (desk_id, round),
     CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
 );
@@ -47,7 +52,9 @@ SELECT desk_id,
        revealed_at,
        protocol,
        house_seats,
-       seeds_required
+       seeds_required,
+       max_deals,
+       reveal_by
   FROM @extschema@.fair_seed;
 
 -- A database's dump keeps its commitments and seeds (a superuser's dump: no one else can read

@@ -13,6 +13,9 @@ SELECT pg_catalog.jsonb_build_object(
                    'protocol', c.protocol,
                    'house_seats', pg_catalog.to_jsonb(c.house_seats),
                    'seeds_required', c.seeds_required,
+                   -- The bound (null on the tables of releases before 0.7.0, which have none).
+                   'max_deals', pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->) 'max_deals',
+                   'reveal_by', pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->) 'reveal_by',
                    'committed_at', c.committed_at,
                    'revealed_at', c.revealed_at) ORDER BY c.round)
           FROM @extschema@.fair_commitment c

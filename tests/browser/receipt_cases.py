@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
 
-VERIFIED, NOT_REVEALED, FAILED = "verified", "not revealed yet", "failed"
+VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
 
 
 class Case:
@@ -34,7 +34,8 @@ class Case:
 
     def exit_status(self):
         results = {v[0] for v in self.verdicts} | {self.desk[0]}
-        return 1 if FAILED in results or self.withheld else 3 if NOT_REVEALED in results else 0
+        return (1 if FAILED in results or OVERDUE in results or self.withheld
+                else 3 if NOT_REVEALED in results else 0)
 
 
 # --- publications -------------------------------------------------------------------------------
@@ -104,6 +105,7 @@ def real_cases(pub, receipts):
     pos = {g["game"]: i for i, g in enumerate(games)}
     cases = [Case("the desk as dealt", pub, receipts, base)]
 
+
     def with_verdicts(changes):
         v = list(base)
         for game_id, verdict in changes.items():
@@ -113,6 +115,21 @@ def real_cases(pub, receipts):
     def from_on(game_id, verdict, but=()):
         """That verdict for the receipt of this game and every later one."""
         return {g["game"]: verdict for g in games[pos[game_id]:] if g["game"] not in but}
+
+    # The round in force past its bound, by its deals or by its time: its receipts are overdue,
+    # not "not revealed yet"; short of its bound, not revealed yet.
+    def bounded(name, max_deals, reveal_by, verdict):
+        p = copy.deepcopy(pub)
+        rnd = next(r for r in p["rounds"] if r["round"] == last)
+        rnd.update(max_deals=max_deals, reveal_by=reveal_by)
+        cases.append(Case(name, p, receipts,
+                          with_verdicts({g["game"]: verdict for g in by_round[last]})))
+
+    overdue = (OVERDUE, "commitment")
+    bounded("the round in force has dealt its max_deals", len(by_round[last]), None, overdue)
+    bounded("the round in force is past its reveal_by", 1000, "2000-01-01T00:00:00+00:00", overdue)
+    bounded("the round in force short of its bound", len(by_round[last]) + 1,
+            "2999-01-01T00:00:00.123456+00:00", (NOT_REVEALED, None))
 
     # Receipts changed by their holder (or given them so): the record or chain says so.
     def receipt_case(name, game_id, change, check):
@@ -260,6 +277,14 @@ def player_cases(pub, notified):
     cases.append(Case("player %d with receipts of games that do not name them" % neg, pub, rs, v,
                       player=neg, withheld=withheld(neg, held)))
     cases.append(Case("player %d with every receipt" % neg, pub, notified, base, player=neg, withheld=[]))
+    # The player whose seat the house declared its own (seat 3 in the first two rounds): every
+    # receipt of theirs there fails "house seats", loudly.
+    house = games[0]["players"][2]
+    if 3 not in next(r for r in pub["rounds"] if r["round"] == first)["house_seats"]:
+        raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
+    v = [(FAILED, "house seats") if house in r["players"] else b for r, b in zip(notified, base)]
+    cases.append(Case("player %d, whose seat was a house seat" % house, pub, notified, v,
+                      player=house, withheld=[]))
 
     # The commitments shown: the round's own pass; another one shown fails "shown commitment".
     cases.append(Case("the commitment shown for each round", pub, notified, base,

@@ -18,7 +18,8 @@ Receipts against a publication: RECEIPTS.jsonl holds the receipts of a desk's ga
 fair_receipt gives them once dealt, one a line (NOTIFIED.jsonl what deal_cards notified, which
 must be the same), PUB.json what fair_publication returned after. The page and `verify_deal.py receipts` must give every receipt the verdict
 tests/browser/receipt_cases.py says: "verified" for a revealed round's, "not revealed yet" for
-the round in force's, and for each kind of tampering (receipts changed; games changed, removed,
+the round in force's ("overdue" once its bound has passed: its max_deals games published, or its
+reveal_by past), and for each kind of tampering (receipts changed; games changed, removed,
 inserted or given to other players with the chain relinked; a wrong server seed; a house seat
 with a seed; a round left without a reveal; a repeated nonce; cards the seeds do not deal)
 "failed" with the check that catches it named; golden publications made of
@@ -65,7 +66,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import verify_deal  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 import receipt_cases  # noqa: E402
-VERIFIED_, NOT_REVEALED_, FAILED_ = receipt_cases.VERIFIED, receipt_cases.NOT_REVEALED, receipt_cases.FAILED
+VERIFIED_, NOT_REVEALED_, OVERDUE_, FAILED_ = (receipt_cases.VERIFIED, receipt_cases.NOT_REVEALED,
+                                              receipt_cases.OVERDUE, receipt_cases.FAILED)
 
 
 class Failure(Exception):
@@ -544,8 +546,8 @@ def compare_hands(where, game, hands, mine):
 
 def compare_player_page(case, got):
     pub = case.publication
-    counts = [sum(1 for v in case.verdicts if v[0] == x) for x in (VERIFIED_, NOT_REVEALED_, FAILED_)]
-    summary = "%d verified \u00b7 %d not revealed yet \u00b7 %d failed" % tuple(counts)
+    counts = [sum(1 for v in case.verdicts if v[0] == x) for x in (VERIFIED_, NOT_REVEALED_, OVERDUE_, FAILED_)]
+    summary = "%d verified \u00b7 %d not revealed yet \u00b7 %d overdue \u00b7 %d failed" % tuple(counts)
     if case.withheld is not None:
         summary += " \u00b7 %d withheld" % len(case.withheld)
     if got["summary"] != summary:
@@ -694,7 +696,7 @@ def check_cli_text(case, tmp):
              % (case.name, p.returncode, len(lines), p.stdout + p.stderr))
     for k, (line, r, v) in enumerate(zip(lines, case.receipts, case.verdicts)):
         head = "%s #%d: game %d (round %d, nonce %d): %s" % (rs, k + 1, r["game"], r["round"], r["nonce"], v[0])
-        if not (line == head if v[0] != "failed" else line.startswith(head + ": %s: " % v[1])):
+        if not (line == head if v[0] not in ("failed", "overdue") else line.startswith(head + ": %s: " % v[1])):
             fail("tools/verify_deal.py receipts prints %r, expected %r" % (line, head))
     if not lines[-1].startswith("desk %d: %s" % (case.publication["desk"], case.desk[0])):
         fail("tools/verify_deal.py receipts ends with %r" % lines[-1])

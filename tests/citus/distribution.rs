@@ -8,9 +8,15 @@ use crate::cluster::{changing_topology, distributed};
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
 pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 22] = [
     ("deal_cards(integer)", "desk"),
-    ("fair_mode_on(integer,integer[],boolean)", "desk"),
+    (
+        "fair_mode_on(integer,integer[],boolean,bigint,interval)",
+        "desk",
+    ),
     ("fair_mode_off(integer)", "desk"),
-    ("fair_reveal(integer,integer[],boolean)", "desk"),
+    (
+        "fair_reveal(integer,integer[],boolean,bigint,interval)",
+        "desk",
+    ),
     ("set_client_seed(integer,integer,text)", "desk"),
     ("fair_verify_desk(integer)", "desk"),
     ("fair_publication(integer)", "desk"),

@@ -29,6 +29,7 @@ mod desks;
 mod grants;
 mod secrecy;
 
+mod bound;
 mod concurrency;
 mod dump_restore;
 mod grinding;
