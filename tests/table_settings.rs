@@ -135,13 +135,14 @@ fn table_properties_a_dump_would_drop_are_refused() {
     client.batch_execute("CREATE EXTENSION dealcards").unwrap();
     // An empty location makes the tablespace in the data directory (a developer setting, there
     // on every supported major), so that SET TABLESPACE has somewhere to go.
-    let tablespace = client
-        .batch_execute(
-            "SET allow_in_place_tablespaces = on;
-             DROP TABLESPACE IF EXISTS dealcards_settings_space;
-             CREATE TABLESPACE dealcards_settings_space LOCATION ''",
-        )
-        .is_ok();
+    // (One statement a message: CREATE TABLESPACE cannot run in a multi-statement one.)
+    let tablespace = [
+        "SET allow_in_place_tablespaces = on",
+        "DROP TABLESPACE IF EXISTS dealcards_settings_space",
+        "CREATE TABLESPACE dealcards_settings_space LOCATION ''",
+    ]
+    .iter()
+    .all(|sql| client.batch_execute(sql).is_ok());
     let properties = |client: &mut Client| -> String {
         client
             .query_one(
@@ -156,7 +157,7 @@ fn table_properties_a_dump_would_drop_are_refused() {
                                                WHERE a.attrelid = c.oid AND a.attnum > 0),
                                              (SELECT string_agg(i.indexrelid::regclass || ' ' || i.indisclustered, ',')
                                                 FROM pg_index i WHERE i.indrelid = c.oid),
-                                             (SELECT string_agg(t.tgname || ' ' || t.tgenabled, ',')
+                                             (SELECT string_agg(t.tgname || ' ' || t.tgenabled::text, ',')
                                                 FROM pg_trigger t WHERE t.tgrelid = c.oid)), E'\n' ORDER BY c.relname)
                    FROM pg_class c
                   WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'",
