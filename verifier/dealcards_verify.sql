@@ -10,8 +10,8 @@
 --   SELECT * FROM dealcards_verify_publication(publication_jsonb);
 --
 -- The functions are created in the first schema of the search_path and keep the search_path
--- they were created with (where pgcrypto's hmac and digest were found). The file is also a
--- pg_tle extension's script as it is. Errors: 22023 for an argument that is not what the
+-- they were created with (where pgcrypto's hmac and digest were found). The file holds SQL
+-- statements only, no psql commands. Errors: 22023 for an argument that is not what the
 -- protocol takes (which argument, and why), never a wrong "verified".
 
 -- The 16 little-endian 32-bit words of ChaCha20 block `counter` (RFC 8439, 2.3) under the
