@@ -69,7 +69,7 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
     return 1 2>/dev/null || exit 1
   fi
   kill "$sampler" 2>/dev/null
-  wait "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null || true
   echo "### A day of traffic: $soak_clients connections for $soak_seconds s"
   echo
   echo "pgbench: $(sed -n 's/^number of transactions actually processed: \(.*\)/\1 transactions/p' <<<"$out"), $(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out") a second, none failed (pgbench fails the run on an error)"
