@@ -334,6 +334,79 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------------------------
+-- No foreign key between the extension's tables, so that pg_restore -j keeps every row
+-- (docs/operations.md): a seat goes with its desk through a rule, as ON DELETE CASCADE did; a
+-- provably fair deal records its game only while its desk names an unrevealed round of its own
+-- with that round's commitment; dealcards_check() names what the keys would have refused. In a
+-- DO block, as above, for Citus: each node drops the keys of its own tables and of the shards
+-- it holds (a shard's key is the table's name and the shard's number).
+-- ---------------------------------------------------------------------------------------------
+DO $$
+DECLARE
+    citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
+    propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
+    key record;
+BEGIN
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+    END IF;
+    FOR key IN
+        SELECT k.conrelid::pg_catalog.regclass AS rel, k.conname
+          FROM pg_catalog.pg_constraint k
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) k.conrelid
+         WHERE c.relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+           AND k.contype OPERATOR(pg_catalog.=) 'f'
+           AND ((c.relname OPERATOR(pg_catalog.~) '^desk(_[0-9]+)?$'
+                 AND k.conname OPERATOR(pg_catalog.~) '^desk_fair_round_fkey(_[0-9]+)?$')
+             OR (c.relname OPERATOR(pg_catalog.~) '^desk_player(_[0-9]+)?$'
+                 AND k.conname OPERATOR(pg_catalog.~) '^desk_player_desk_id_fkey(_[0-9]+)?$'))
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE %s DROP CONSTRAINT %I', key.rel, key.conname);
+    END LOOP;
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', propagation, true);
+    END IF;
+END
+$$;
+CREATE RULE desk_seats_go_with_desk AS ON DELETE TO @extschema@.desk
+    DO ALSO DELETE FROM @extschema@.desk_player p WHERE p.desk_id OPERATOR(pg_catalog.=) OLD.desk_id;
+
+-- dealcards_check(): what no foreign key holds between the extension's tables, since none joins
+-- them (a parallel pg_restore loads their rows side by side, docs/operations.md): a seat whose
+-- desk does not exist, and a desk whose provably fair columns name no unrevealed round of its
+-- own with that round's commitment. The extension's functions never write either; a row
+-- written by hand, or a restore that stopped half-way, can. No row: nothing to mend. A
+-- SQL-standard body, so that it keeps naming the extension's tables if their schema is renamed.
+CREATE FUNCTION @extschema@.dealcards_check()
+RETURNS TABLE (table_name text, desk_id integer, problem text)
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+    SELECT 'desk_player',
+           p.desk_id,
+           pg_catalog.format('seat %s (player %s) of a desk that does not exist',
+                             p.player_no, p.player_id)
+      FROM @extschema@.desk_player p
+     WHERE NOT EXISTS (SELECT FROM @extschema@.desk d
+                        WHERE d.desk_id OPERATOR(pg_catalog.=) p.desk_id)
+    UNION ALL
+    SELECT 'desk',
+           d.desk_id,
+           CASE WHEN d.fair_round IS NULL OR d.fair_commitment IS NULL
+                THEN 'fair_round and fair_commitment: one is set without the other'
+                ELSE pg_catalog.format('names round %s, which is not an unrevealed round of its own with commitment %s',
+                                       d.fair_round, d.fair_commitment)
+           END
+      FROM @extschema@.desk d
+     WHERE (d.fair_round IS NOT NULL OR d.fair_commitment IS NOT NULL)
+       AND NOT EXISTS (SELECT FROM @extschema@.fair_commitment c
+                        WHERE c.desk_id OPERATOR(pg_catalog.=) d.desk_id
+                          AND c.round OPERATOR(pg_catalog.=) d.fair_round
+                          AND c.commitment OPERATOR(pg_catalog.=) d.fair_commitment
+                          AND c.revealed_at IS NULL)
+     ORDER BY 2, 1, 3;
+END;
+
+-- ---------------------------------------------------------------------------------------------
 -- What a DBA sets on the extension's tables: storage parameters and statistics targets kept in
 -- dealcards_table_setting through a dump and restore, the other table properties a dump drops
 -- refused (docs/operations.md). The same statements as the end of sql/install/guard.sql, last
@@ -350,7 +423,7 @@ $$;
 --     the command ends, which undoes it: persistence (SET UNLOGGED, after which a crash empties
 --     the table and standbys never get it), tablespace, replica identity, row level security,
 --     access method, CLUSTER ON, a column's default, NOT NULL, storage and compression, disabled
---     triggers (DISABLE TRIGGER ALL turns off the foreign keys' checks) and comments.
+--     triggers (DISABLE TRIGGER ALL turns off the one that applies restored settings) and comments.
 -- As above, the extension's own scripts and the commands a Citus coordinator sends its workers
 -- pass, and dealcards.allow_own_objects = on lets a refused change through (lost on restore).
 CREATE TABLE @extschema@.dealcards_table_setting (

@@ -157,8 +157,7 @@ impl Seats {
 /// A desk's provably fair state, as its lock read it.
 pub struct FairState {
     pub round: i32,
-    /// None only in a desk row rewritten by hand (desk_fair_round_fkey does not check a row with
-    /// a NULL column).
+    /// None only in a desk row rewritten by hand.
     pub commitment: Option<Vec<u8>>,
     pub nonce: i64,
     pub chain_head: Option<Vec<u8>>,
@@ -445,7 +444,13 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                     fair.chain_hash.to_vec().into(),
                 ]);
                 let recorded = self.run(sql::RECORD_FAIR_DEAL, &args);
-                (!recorded.is_empty()).then(|| recorded.first().required::<i64>("game_id"))
+                (!recorded.is_empty()).then(|| {
+                    let row = recorded.first();
+                    if row.required::<i64>("in_force") == 0 {
+                        not_in_force(desk_id);
+                    }
+                    row.required::<i64>("game_id")
+                })
             }
         };
         // The statement inserts a game whenever three are seated.
@@ -491,7 +496,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         } else {
             inserted.first().required::<i64>("game_id")
         };
-        self.run(
+        let moved = self.run(
             sql::BY_TABLE_DESK,
             &[
                 desk_id.into(),
@@ -501,6 +506,9 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                 chain_hash.into(),
             ],
         );
+        if moved.is_empty() {
+            not_in_force(desk_id);
+        }
         self.run(
             sql::BY_TABLE_BIDS,
             &[desk_id.into(), game_id.into(), bid_seat.into()],
@@ -873,6 +881,16 @@ fn as_user<R>(user: pg_sys::Oid, f: impl FnOnce() -> R) -> R {
 }
 
 /// The game no statement wrote: something of the user's (a trigger, a rule) kept the row out.
+/// Refuses (XX001) to record a provably fair game at a desk that no longer names, with the
+/// deal's commitment, an unrevealed round of its own: its fair columns were written by hand.
+/// The error undoes the game.
+fn not_in_force(desk_id: i32) -> ! {
+    crate::changed_outside(
+        format!("desk {desk_id} does not name an unrevealed round of its own with the commitment it dealt under"),
+        "The desk's fair_round or fair_commitment was changed outside dealcards' functions: dealcards_check() names such desks; fair_mode_off and fair_mode_on start a new round.",
+    );
+}
+
 fn suppressed(desk_id: i32) -> ! {
     pgrx::ereport!(
         ERROR,

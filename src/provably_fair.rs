@@ -5,10 +5,10 @@
 //! The server seeds live in fair_seed, which only its owner (the role that created the
 //! extension) can read; the store reads them as that owner, and nothing here returns, raises or
 //! notifies a seed: a revealed one is read from the fair_commitment view, which shows it once
-//! the reveal has committed. A desk can name only an unrevealed round of its own, with that
-//! round's commitment (the foreign key desk_fair_round_fkey): so a backend keeps the seed of the
-//! round it last dealt under at each desk ([`ROUND_SEEDS`]) and reads it again only when the
-//! desk names another.
+//! the reveal has committed. A game is recorded only while its desk names an unrevealed round of
+//! its own with the commitment it was dealt under (checked by the statement that records it):
+//! so a backend keeps the seed of the round it last dealt under at each desk ([`ROUND_SEEDS`])
+//! and reads it again only when the desk names another.
 //!
 //! What a deal may depend on: only what was committed before its transaction. A deal refuses a
 //! round, a seat or a client seed written by its own transaction (which could undo them and
@@ -260,7 +260,7 @@ fn fair_mode_off_v2(
 ) -> TableIterator<'static, (name!(round, i32), name!(commitment, Vec<u8>))> {
     let revealed = with_desks(fcinfo, |desks| {
         let (round, commitment) = desks.lock_commitment(desk_id)?;
-        // First off the round: a desk names unrevealed rounds only (desk_fair_round_fkey).
+        // First off the round, then the reveal: the desk never names a revealed round.
         desks.leave_fair_mode(desk_id);
         reveal(desks, desk_id, round);
         Some((round, commitment))
@@ -461,10 +461,12 @@ struct KeptRound {
 
 thread_local! {
     /// The round each desk (of a schema) was last dealt under in this backend, with its seed
-    /// and rules. A desk can only name an unrevealed round of its own, with that round's
-    /// commitment (desk_fair_round_fkey), and a commitment is the SHA-256 of its seed: so a desk
-    /// naming the same round and commitment again is under the same unrevealed seed and rules,
-    /// and the kept copy is what a read would give. Only rounds committed by an earlier
+    /// and rules. dealcards' functions point a desk only at an unrevealed round of its own, with
+    /// that round's commitment, and a commitment is the SHA-256 of its seed: so a desk naming
+    /// the same round and commitment again is under the same seed and rules, and the kept copy
+    /// is what a read would give. A desk rewritten by hand back onto a revealed round would name
+    /// a kept one too: the statement that records the game checks the round is unrevealed, in
+    /// the same snapshot as the desk's lock, and refuses the deal otherwise (XX001). Only rounds committed by an earlier
     /// transaction are kept, so a kept round is never one the current transaction could undo. A
     /// desk with an entry is one this backend last dealt in provably fair mode
     /// ([`dealt_fair`]). Bounded: cleared at 65,536 desks.

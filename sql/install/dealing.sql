@@ -21,8 +21,13 @@ CREATE TABLE @extschema@.desk (
 );
 
 -- Who sits in which seat. A player sits at one seat of a desk at most.
+--
+-- No foreign key joins it to desk: pg_restore -j loads the rows of an extension's tables side by
+-- side, and a key would refuse seats that arrive before their desk (docs/operations.md). A seat
+-- goes with its desk (the rule below), a deal reads only the seats of the desk it deals at, and
+-- dealcards_check() names a seat whose desk is missing.
 CREATE TABLE @extschema@.desk_player (
-    desk_id   int NOT NULL REFERENCES @extschema@.desk ON DELETE CASCADE,
+    desk_id   int NOT NULL,
     player_no smallint NOT NULL CHECK (player_no BETWEEN 1 AND 3),
     player_id bigint NOT NULL,
     -- The player's own seed for provably fair deals, the round it answers and the player id
@@ -35,6 +40,12 @@ CREATE TABLE @extschema@.desk_player (
     PRIMARY KEY (desk_id, player_no),
     UNIQUE (desk_id, player_id)
 );
+
+-- Deleting a desk deletes its seats, as the foreign key's ON DELETE CASCADE did. A rule, not a
+-- trigger: COPY applies no rule, so a restore loads rows as they were, and Citus plans the
+-- rewritten statement like any other (it distributes no table with triggers).
+CREATE RULE desk_seats_go_with_desk AS ON DELETE TO @extschema@.desk
+    DO ALSO DELETE FROM @extschema@.desk_player p WHERE p.desk_id OPERATOR(pg_catalog.=) OLD.desk_id;
 
 -- The procedure's v_playerIDInRoom: one row per desk, its three players by seat (NULL where a seat
 -- is free).

@@ -31,12 +31,11 @@ CREATE TABLE @extschema@.fair_seed (
 REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
 
 -- A desk in provably fair mode names one of its own rounds whose seed is unrevealed, with that
--- round's commitment: no role that may update desk can point it at a revealed, rolled-back or
--- another desk's round. Checked as fair_seed's owner, so it needs no privilege on fair_seed. The
--- round that a desk names is what a backend keys its copy of the round's seed by.
-ALTER TABLE @extschema@.desk
-    ADD CONSTRAINT desk_fair_round_fkey FOREIGN KEY (desk_id, fair_round, fair_commitment)
-        REFERENCES @extschema@.fair_seed (desk_id, unrevealed_round, commitment);
+-- round's commitment. No foreign key holds it (pg_restore -j would refuse desks whose round
+-- arrives after them, docs/operations.md): only the tables' owner may write those columns, and
+-- a provably fair deal records its game only while the desk names such a round (or the
+-- transaction fails, XX001), whatever a backend remembers of the round. dealcards_check()
+-- names a desk that does not.
 
 -- Every commitment with its rules, and its server seed once revealed: NULL before, and NULL to
 -- the transaction that reveals it until that transaction has committed (so no transaction that

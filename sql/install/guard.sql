@@ -168,7 +168,7 @@ CREATE EVENT TRIGGER dealcards_keep_table_objects ON ddl_command_end
 --     the command ends, which undoes it: persistence (SET UNLOGGED, after which a crash empties
 --     the table and standbys never get it), tablespace, replica identity, row level security,
 --     access method, CLUSTER ON, a column's default, NOT NULL, storage and compression, disabled
---     triggers (DISABLE TRIGGER ALL turns off the foreign keys' checks) and comments.
+--     triggers (DISABLE TRIGGER ALL turns off the one that applies restored settings) and comments.
 -- As above, the extension's own scripts and the commands a Citus coordinator sends its workers
 -- pass, and dealcards.allow_own_objects = on lets a refused change through (lost on restore).
 CREATE TABLE @extschema@.dealcards_table_setting (

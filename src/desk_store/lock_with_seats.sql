@@ -9,8 +9,8 @@
 -- on the new version). It is computed below the lock, from the version the snapshot sees; if the
 -- row was updated meanwhile, the lock re-reads the newest version, which then carries this
 -- transaction's own lock, so `fresh` is false. Otherwise too the deal may have waited for a
--- transaction that changed the seats (a player sitting down locks the desk row through
--- desk_player's foreign key), and the seats are read again once the lock is held. Every table is
+-- transaction that changed the seats (one that locked the desk row, then seated a player), and
+-- the seats are read again once the lock is held. Every table is
 -- filtered by the desk given ($1), so that Citus routes the statement to the desk's worker.
 SELECT d.fair_round, d.fair_commitment, d.fair_nonce, d.fair_chain_head, d.fresh,
        p.player_no, p.player_id, p.xmin AS seat_xmin,

@@ -96,16 +96,38 @@ fn a_deal_that_waited_for_its_desk_deals_to_the_seats_as_they_are_then() {
     );
 }
 
-/// The same when the deal waited for a player sitting down: the insert into desk_player locks
-/// the desk row (its foreign key) without changing it.
+/// A player sitting down does not hold the desk: no key joins a seat to its desk (a parallel
+/// restore would refuse seats that arrive before their desk). A deal while the player's
+/// transaction is open takes the seats committed when it starts, here two of three, and deals
+/// nothing (55000); once it has committed, the next deal deals to them.
 #[test]
-fn a_deal_that_waited_for_a_player_sitting_down_deals_to_them() {
-    let (dealt, mut admin) = deal_that_waited(
-        "dealcards_fair_wait_sit",
-        false,
-        "INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (1, 3, 77)",
-        "SELECT set_client_seed(1, 3, 'sat down meanwhile')",
+fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
+    let db = "dealcards_fair_wait_sit";
+    let mut admin = database_with_extension(db);
+    seat(&mut admin, 1, &[1, 2, 3]);
+    mode_on_without_seeds(&mut admin, 1);
+    let user = server::dsn_setting("user");
+    let mut a = server::connect_as(db, &user);
+    let mut b = server::connect_as(db, &user);
+    assert_eq!(parse_dealt(&deal(&mut b, 1)).3, 0);
+    admin
+        .execute(
+            "DELETE FROM desk_player WHERE desk_id = 1 AND player_no = 3",
+            &[],
+        )
+        .unwrap();
+    let mut tx = a.transaction().unwrap();
+    tx.batch_execute("INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (1, 3, 77)")
+        .unwrap();
+    assert_eq!(
+        crate::desks::error_code(&mut b, "SELECT deal_cards(1)"),
+        postgres::error::SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "a deal while a player sits down"
     );
+    tx.batch_execute("SELECT set_client_seed(1, 3, 'sat down meanwhile')")
+        .unwrap();
+    tx.commit().unwrap();
+    let dealt = parse_dealt(&deal(&mut b, 1));
     assert_eq!(dealt.3, 1, "the nonce after the first deal's");
     assert_eq!(
         third_seat_and_verified(&mut admin, dealt.1),

@@ -1,22 +1,21 @@
 //! pg_dump and pg_restore of a database with dealcards, as docs/operations.md says: a serial
 //! restore of the custom and the directory format into a new database, a plain-text dump run by
-//! psql, and with
-//! `--clean --if-exists` over the database it came from, keeps every row and every sequence, and
-//! the provably fair desk verifies after it; the documented parallel restore (`-j 4`, the tables
-//! joined by foreign keys in a serial second pass) keeps everything too; a plain `pg_restore -j 4`
-//! either keeps everything or exits non-zero naming the foreign key, never loses rows and
-//! succeeds; a dump of the oldest major restores into the newest. The user's own index on an
+//! psql, 20 parallel restores (`pg_restore -j 4` and `-j 8`, both formats, into new databases
+//! and with `--clean --if-exists` over the database the dump came from), and `-j 1`, keep every
+//! row and every sequence, exit 0, leave nothing for dealcards_check() to name, and the provably
+//! fair desk verifies after each; a dump of the oldest major restores into the newest. No key
+//! joins the extension's tables, which is what lets a parallel restore load their rows side by
+//! side; a user's own key to `desk` and `game` is restored with them. The user's own index on an
 //! extension table, made where allowed, is not in the dump, as the docs say; such objects are
 //! refused unless allowed, and those on the user's own tables survive a restore.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use postgres::Client;
 
 use crate::dealing::{deal, game_of, populate, snapshot, verify_desk};
-use crate::servers::{bin_dir, rows, run, value, Cluster, SUPERUSER};
+use crate::servers::{bin_dir, rows, run, value, Cluster};
 
 fn create_database(cluster: &Cluster, name: &str) {
     let mut client = cluster.connect("postgres");
@@ -56,47 +55,6 @@ fn foreign_keys(client: &mut Client) -> Vec<(String, String, String)> {
         )
     })
     .collect()
-}
-
-/// docs/operations.md's parallel restore: its shell block and the tables it restores serially.
-fn documented_parallel_restore() -> (String, Vec<String>) {
-    let page =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/operations.md"))
-            .unwrap();
-    let section = &page[page
-        .find("### Parallel restore")
-        .expect("docs/operations.md has no section \"Parallel restore\"")..];
-    let start = section.find("```sh\n").expect("no sh block") + "```sh\n".len();
-    let script = section[start..start + section[start..].find("```").unwrap()].to_string();
-    let tables_at = script
-        .find("serial='")
-        .expect("the script names no serial tables");
-    let tables = &script[tables_at + "serial='".len()..];
-    let tables = tables[..tables.find('\'').unwrap()]
-        .split('|')
-        .map(str::to_string)
-        .collect();
-    (script, tables)
-}
-
-/// Runs the documented parallel restore of `archive` into `dbname` with the tools of `bin`.
-fn parallel_restore_as_documented(bin: &Path, cluster: &Cluster, archive: &Path, dbname: &str) {
-    let (script, _) = documented_parallel_restore();
-    let work = archive.parent().unwrap().join(format!("lists-{dbname}"));
-    std::fs::create_dir_all(&work).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let mut command = Command::new("bash");
-    command
-        .env("PGHOST", "127.0.0.1")
-        .env("PGPORT", cluster.port.to_string())
-        .env("PGUSER", SUPERUSER)
-        .env("PATH", path)
-        .env("DUMP", archive)
-        .env("DB", dbname)
-        .current_dir(&work)
-        .stdin(std::process::Stdio::null())
-        .args(["-euo", "pipefail", "-c", &script]);
-    run(command);
 }
 
 /// What must be the same after a restore, with the provably fair desk's verification.
@@ -139,6 +97,14 @@ fn cluster_with_data(bin: &Path, name: &str) -> (Cluster, PathBuf, PathBuf) {
         "SET dealcards.allow_own_objects = on",
         "CREATE INDEX users_own_index ON game (dealt_at)",
         "RESET dealcards.allow_own_objects",
+        // A table of the user's own with keys to desk and game: a restore must load their rows
+        // before it makes the keys.
+        "CREATE TABLE table_talk (id int PRIMARY KEY,
+                                  desk_id int NOT NULL REFERENCES desk,
+                                  game_id bigint,
+                                  said text,
+                                  FOREIGN KEY (desk_id, game_id) REFERENCES game)",
+        "INSERT INTO table_talk SELECT g.game_id, g.desk_id, g.game_id, 'gg' FROM game g",
     ] {
         client.batch_execute(sql).unwrap();
     }
@@ -149,8 +115,49 @@ fn cluster_with_data(bin: &Path, name: &str) -> (Cluster, PathBuf, PathBuf) {
     (cluster, custom, directory)
 }
 
+/// What a restored database must hold besides the extension's rows: the user's own table with
+/// its rows and both of its keys, and nothing for dealcards_check() to name.
+fn assert_users_table_and_nothing_to_mend(client: &mut Client, expected_talk: &str, what: &str) {
+    assert_eq!(
+        value(
+            client,
+            "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM table_talk"
+        ),
+        expected_talk,
+        "{what}: the rows of the user's table"
+    );
+    assert_eq!(
+        value(
+            client,
+            "SELECT count(*) FROM pg_constraint
+              WHERE conrelid = 'table_talk'::regclass AND contype = 'f'"
+        ),
+        "2",
+        "{what}: the user's keys to desk and game"
+    );
+    assert_eq!(
+        rows(client, "SELECT * FROM dealcards_check()"),
+        Vec::<Vec<Option<String>>>::new(),
+        "{what}: dealcards_check()"
+    );
+}
+
+/// Runs pg_restore with `args` and `archive`, and panics with its output unless it exits 0.
+fn restore(bin: &Path, cluster: &Cluster, args: &[&str], archive: &Path) {
+    let mut command = cluster.client_tool(bin, "pg_restore");
+    command.args(args).arg(archive);
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "pg_restore {args:?} {}: {}\n{}",
+        archive.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
-fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses_rows_quietly() {
+fn every_restore_serial_or_parallel_keeps_every_row() {
     let bin = bin_dir("DEALCARDS_OPS_PG_BIN");
     let (cluster, custom, directory) = cluster_with_data(&bin, "restore");
     let mut source = cluster.connect("src");
@@ -160,27 +167,24 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
         "desk 10 before: {:?}",
         expected.1
     );
-
-    // The docs name exactly the tables that foreign keys join.
-    let (_, serial) = documented_parallel_restore();
-    let mut joined: Vec<String> = foreign_keys(&mut source)
-        .into_iter()
-        .flat_map(|(table, _, referenced)| [table, referenced])
-        .collect();
-    joined.sort();
-    joined.dedup();
-    let mut documented = serial.clone();
-    documented.sort();
-    assert_eq!(documented, joined, "docs/operations.md's serial tables");
+    let talk = value(
+        &mut source,
+        "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM table_talk",
+    );
+    // Nothing for a parallel restore to break: no key joins the extension's tables.
+    assert_eq!(
+        foreign_keys(&mut source),
+        Vec::new(),
+        "a foreign key between dealcards' tables: pg_restore -j may load its rows first"
+    );
 
     // Serial restores, custom and directory format, into new databases.
     for (archive, dbname) in [(&custom, "serial_c"), (&directory, "serial_d")] {
         create_database(&cluster, dbname);
-        let mut command = cluster.client_tool(&bin, "pg_restore");
-        command.args(["-d", dbname]).arg(archive);
-        run(command);
+        restore(&bin, &cluster, &["-d", dbname], archive);
         let mut restored = cluster.connect(dbname);
         assert_same(&mut restored, &expected, dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, &talk, dbname);
         // The user's own index on an extension table is not in the dump (docs say so).
         assert_eq!(
             value(
@@ -207,54 +211,70 @@ fn every_documented_restore_keeps_every_row_and_a_plain_parallel_one_never_loses
     run(command);
     let mut restored = cluster.connect("plain_sql");
     assert_same(&mut restored, &expected, "plain_sql");
+    assert_users_table_and_nothing_to_mend(&mut restored, &talk, "plain_sql");
 
-    // The documented parallel restore, both formats.
-    for (archive, dbname) in [(&custom, "parallel_c"), (&directory, "parallel_d")] {
-        create_database(&cluster, dbname);
-        parallel_restore_as_documented(&bin, &cluster, archive, dbname);
-        let mut restored = cluster.connect(dbname);
-        assert_same(&mut restored, &expected, dbname);
-    }
-
-    // --clean --if-exists over the database the dump came from, after changes to it.
-    for sql in [
-        "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d",
-        "DELETE FROM desk WHERE desk_id BETWEEN 300 AND 310",
-        "SELECT shuffle_queue_next(1)",
-    ] {
-        source.batch_execute(sql).unwrap();
-    }
-    drop(source);
-    let mut command = cluster.client_tool(&bin, "pg_restore");
-    command
-        .args(["--clean", "--if-exists", "-d", "src"])
-        .arg(&custom);
-    run(command);
-    let mut source = cluster.connect("src");
-    assert_same(&mut source, &expected, "--clean --if-exists");
-
-    // A plain parallel restore: whatever the workers' order, it keeps everything or says so.
-    let mut failures = 0;
-    for attempt in 0..4 {
-        let dbname = format!("plain_parallel_{attempt}");
-        create_database(&cluster, &dbname);
-        let mut command = cluster.client_tool(&bin, "pg_restore");
-        command.args(["-j", "4", "-d", &dbname]).arg(&custom);
-        let output = command.output().unwrap();
-        let mut restored = cluster.connect(&dbname);
-        let same = snapshot(&mut restored) == expected.0;
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if output.status.success() {
-            assert!(same, "pg_restore -j 4 succeeded and lost rows:\n{stderr}");
-        } else {
-            failures += 1;
-            assert!(
-                stderr.contains("violates foreign key constraint"),
-                "pg_restore -j 4 failed for another reason:\n{stderr}"
-            );
+    // Parallel restores into new databases: -j 1, then 16 with 4 and 8 jobs, both formats. Each
+    // database is dropped once checked, so that the cluster's disk holds two at a time.
+    let mut parallel = 0;
+    let mut runs = vec![("1", &custom, "c"), ("1", &directory, "d")];
+    for _ in 0..4 {
+        for jobs in ["4", "8"] {
+            runs.push((jobs, &custom, "c"));
+            runs.push((jobs, &directory, "d"));
         }
     }
-    eprintln!("plain pg_restore -j 4: {failures} of 4 runs refused by a foreign key");
+    for (n, (jobs, archive, format)) in runs.into_iter().enumerate() {
+        let dbname = format!("parallel_{format}_{jobs}_{n}");
+        create_database(&cluster, &dbname);
+        restore(&bin, &cluster, &["-j", jobs, "-d", &dbname], archive);
+        let mut restored = cluster.connect(&dbname);
+        assert_same(&mut restored, &expected, &dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, &talk, &dbname);
+        let last = value(&mut restored, "SELECT max(game_id) FROM game");
+        let next = game_of(&deal(&mut restored, 1));
+        assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
+        drop(restored);
+        cluster
+            .connect("postgres")
+            .batch_execute(&format!("DROP DATABASE {dbname}"))
+            .unwrap();
+        if jobs != "1" {
+            parallel += 1;
+        }
+    }
+
+    // --clean --if-exists over the database the dump came from, after changes to it: serially,
+    // then with 4 and 8 jobs from both formats.
+    drop(source);
+    let mut cleans: Vec<(Vec<&str>, &PathBuf)> = vec![(vec![], &custom)];
+    for jobs in ["4", "8"] {
+        cleans.push((vec!["-j", jobs], &custom));
+        cleans.push((vec!["-j", jobs], &directory));
+    }
+    for (jobs, archive) in cleans {
+        let mut source = cluster.connect("src");
+        for sql in [
+            "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d",
+            "DELETE FROM table_talk WHERE desk_id BETWEEN 300 AND 310",
+            "DELETE FROM desk WHERE desk_id BETWEEN 300 AND 310",
+            "SELECT shuffle_queue_next(1)",
+            "SELECT fair_reveal(10)",
+        ] {
+            source.batch_execute(sql).unwrap();
+        }
+        drop(source);
+        let what = format!("--clean --if-exists {jobs:?} {}", archive.display());
+        let mut args = vec!["--clean", "--if-exists", "-d", "src"];
+        args.extend(jobs.iter());
+        restore(&bin, &cluster, &args, archive);
+        let mut source = cluster.connect("src");
+        assert_same(&mut source, &expected, &what);
+        assert_users_table_and_nothing_to_mend(&mut source, &talk, &what);
+        if !jobs.is_empty() {
+            parallel += 1;
+        }
+    }
+    assert_eq!(parallel, 20, "parallel restores");
 }
 
 #[test]
@@ -275,9 +295,14 @@ fn a_dump_of_the_oldest_major_restores_into_the_newest() {
     let mut new = Cluster::init(&to, "restore-new", &[]);
     new.start();
     create_database(&new, "restored");
-    parallel_restore_as_documented(&to, &new, &archive, "restored");
+    restore(&to, &new, &["-j", "4", "-d", "restored"], &archive);
     let mut restored = new.connect("restored");
     assert_same(&mut restored, &expected, "the newer major");
+    assert_eq!(
+        rows(&mut restored, "SELECT * FROM dealcards_check()"),
+        Vec::<Vec<Option<String>>>::new(),
+        "the newer major: dealcards_check()"
+    );
     let last = value(&mut restored, "SELECT max(game_id) FROM game");
     let next = game_of(&deal(&mut restored, 1));
     assert!(next > last.parse::<i64>().unwrap(), "game {next}");

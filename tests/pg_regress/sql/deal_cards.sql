@@ -72,6 +72,15 @@ INSERT INTO desk_player VALUES (9, 4, 901);
 \echo :LAST_ERROR_SQLSTATE
 INSERT INTO desk_player VALUES (8, 2, 801);
 \echo :LAST_ERROR_SQLSTATE
+-- A desk's seats go with it; a seat for a desk that does not exist goes in (no key joins the
+-- tables, so that a parallel restore keeps them) and dealcards_check() names it.
+INSERT INTO desk (desk_id) VALUES (10);
+INSERT INTO desk_player VALUES (10, 1, 1001), (10, 2, 1002), (11, 1, 1101);
+DELETE FROM desk WHERE desk_id = 10 RETURNING desk_id;
+SELECT desk_id, player_no FROM desk_player WHERE desk_id IN (10, 11) ORDER BY 1, 2;
+SELECT * FROM dealcards_check();
+DELETE FROM desk_player WHERE desk_id = 11;
+SELECT count(*) AS problems FROM dealcards_check();
 
 -- Deal at desk 7.
 SELECT deal_cards(7) AS deal \gset
