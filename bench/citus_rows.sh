@@ -52,6 +52,11 @@ rows_row "ORDER BY -ln(1 - random()) / w LIMIT 10" "SELECT count(*) FROM (SELECT
 rows_row "sample_agg(id, 10, w)" "SELECT cardinality(sample_agg(id, 10, w)) FROM bench_rows"
 rows_row "resample_agg(id, 10)" "SELECT cardinality(resample_agg(id, 10)) FROM bench_rows"
 rows_row "sample_agg(id, 10) GROUP BY grp" "SELECT count(*) FROM (SELECT grp, sample_agg(id, 10) FROM bench_rows GROUP BY grp) s"
+# Random rows without reading the table: the sampling method on each shard, and exactly k rows.
+rows_row "TABLESAMPLE sparse_bernoulli (0.0001) (about 10 rows)" "SELECT count(*) FROM bench_rows TABLESAMPLE sparse_bernoulli (0.0001)"
+rows_row "sample_rows(NULL::bench_rows, 10)" "SELECT count(*) FROM sample_rows(NULL::bench_rows, 10)"
+rows_row "ORDER BY random() LIMIT 1000" "SELECT count(*) FROM (SELECT id FROM bench_rows ORDER BY random() LIMIT 1000) s"
+rows_row "sample_rows(NULL::bench_rows, 1000)" "SELECT count(*) FROM sample_rows(NULL::bench_rows, 1000)"
 # The polymorphic form (numeric values): on Citus every row goes to the coordinator. One run.
 whole_ms() { case $1 in '>'*) echo "$1" ;; *) printf '%.0f' "$1" ;; esac; }
 numeric_sql="SELECT cardinality(sample_agg(id::numeric, 10)) FROM bench_rows"

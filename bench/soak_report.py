@@ -22,6 +22,9 @@ def percentile(sorted_values, p):
     return sorted_values[int(rank) - 1]
 
 
+WARM_UP = 120
+
+
 def main():
     log_dir, names, memory_file = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
     rows = []
@@ -64,13 +67,28 @@ def main():
     with open(memory_file) as f:
         samples = [line.split() for line in f if line.strip()]
     if samples:
-        first, last = samples[0], samples[-1]
+        # A backend's caches fill in its first minutes (plans, catalog entries, each desk's
+        # round, the allocator's pools): growth is measured from the first sample after WARM_UP
+        # seconds, and the samples in between show whether it levels off.
+        warm = next((s for s in samples if int(s[0]) >= WARM_UP), samples[-1])
+        rows = [("start", samples[0]), ("warmed up", warm)]
+        span = int(samples[-1][0]) - int(warm[0])
+        for quarter in (1, 2, 3):
+            at = int(warm[0]) + span * quarter // 4
+            rows.append((f"{quarter}/4 after", next(s for s in samples if int(s[0]) >= at)))
+        rows.append(("end", samples[-1]))
         print("| backends' private memory | at | backends | total MiB | largest MiB |")
         print("|---|---:|---:|---:|---:|")
-        for label, s in (("start", first), ("end", last)):
+        for label, s in rows:
             print(
                 f"| {label} | {s[0]} s | {s[1]} | {int(s[2]) / 1024:.1f} | {int(s[3]) / 1024:.1f} |"
             )
+        grown = (int(samples[-1][2]) - int(warm[2])) / int(samples[-1][1])
+        print()
+        print(
+            f"From warmed up to the end: {grown:+.0f} KiB a backend "
+            f"({(int(samples[-1][2]) / int(warm[2]) - 1) * 100:+.1f}%)."
+        )
 
 
 if __name__ == "__main__":

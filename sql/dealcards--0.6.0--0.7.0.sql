@@ -294,6 +294,22 @@ BEGIN
         PERFORM truncate_local_data_after_distributing_table(format('%I.%I', ext_schema, tbl)::regclass);
     END LOOP;
 
+    -- A desk's seats go with it. On a single server a rule does it (no key joins the tables
+    -- there, so that pg_restore -j keeps their rows); Citus cannot run a statement that a rule
+    -- rewrote over distributed tables, so on the coordinator the rule goes, and the key between
+    -- the colocated tables does it, as before 0.7.0. (A worker's own copy keeps the rule: a desk
+    -- is deleted through the coordinator. Dropping it from here would wait for this very
+    -- transaction's locks on the worker.)
+    EXECUTE format('DROP RULE IF EXISTS desk_seats_go_with_desk ON %I.desk', ext_schema);
+    IF NOT EXISTS (SELECT FROM pg_constraint
+                    WHERE conrelid = format('%I.desk_player', ext_schema)::regclass
+                      AND conname = 'desk_player_desk_id_fkey') THEN
+        PERFORM set_config('dealcards.allow_own_objects', 'on', true);
+        EXECUTE format('ALTER TABLE %1$I.desk_player ADD CONSTRAINT desk_player_desk_id_fkey
+                            FOREIGN KEY (desk_id) REFERENCES %1$I.desk ON DELETE CASCADE', ext_schema);
+        PERFORM set_config('dealcards.allow_own_objects', 'off', true);
+    END IF;
+
     FOR item IN
         SELECT * FROM (VALUES
             (1, 'deal_cards(integer)', 'desk'),
@@ -334,21 +350,30 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------------------------
--- No foreign key between the extension's tables, so that pg_restore -j keeps every row
--- (docs/operations.md): a seat goes with its desk through a rule, as ON DELETE CASCADE did; a
--- provably fair deal records its game only while its desk names an unrevealed round of its own
--- with that round's commitment; dealcards_check() names what the keys would have refused. In a
--- DO block, as above, for Citus: each node drops the keys of its own tables and of the shards
--- it holds (a shard's key is the table's name and the shard's number).
+-- No foreign key between the extension's tables on a single server, so that pg_restore -j keeps
+-- every row (docs/operations.md): a seat goes with its desk through a rule, as ON DELETE CASCADE
+-- did; a provably fair deal records its game only while its desk names an unrevealed round of
+-- its own with that round's commitment; dealcards_check() names what the keys would have
+-- refused. Where the desks are distributed by Citus (which cannot run a statement a rule
+-- rewrote) the seats' key stays, as dealcards_distribute() keeps it. In a DO block, as above,
+-- for Citus: each node drops the keys of its own tables and of the shards it holds (a shard's
+-- key is the table's name and the shard's number).
 -- ---------------------------------------------------------------------------------------------
 DO $$
 DECLARE
     citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
     propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
+    distributed boolean := false;
     key record;
 BEGIN
     IF citus THEN
         PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+        EXECUTE $q$SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition
+                                   WHERE logicalrelid OPERATOR(pg_catalog.=) '@extschema@.desk'::pg_catalog.regclass)
+                       OR EXISTS (SELECT FROM pg_catalog.pg_class
+                                   WHERE relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+                                     AND relname OPERATOR(pg_catalog.~) '^desk_player_[0-9]+$')$q$
+            INTO distributed;
     END IF;
     FOR key IN
         SELECT k.conrelid::pg_catalog.regclass AS rel, k.conname
@@ -358,53 +383,64 @@ BEGIN
            AND k.contype OPERATOR(pg_catalog.=) 'f'
            AND ((c.relname OPERATOR(pg_catalog.~) '^desk(_[0-9]+)?$'
                  AND k.conname OPERATOR(pg_catalog.~) '^desk_fair_round_fkey(_[0-9]+)?$')
-             OR (c.relname OPERATOR(pg_catalog.~) '^desk_player(_[0-9]+)?$'
+             OR (NOT distributed
+                 AND c.relname OPERATOR(pg_catalog.~) '^desk_player(_[0-9]+)?$'
                  AND k.conname OPERATOR(pg_catalog.~) '^desk_player_desk_id_fkey(_[0-9]+)?$'))
     LOOP
         EXECUTE pg_catalog.format('ALTER TABLE %s DROP CONSTRAINT %I', key.rel, key.conname);
     END LOOP;
+    IF NOT distributed THEN
+        CREATE RULE desk_seats_go_with_desk AS ON DELETE TO @extschema@.desk
+            DO ALSO DELETE FROM @extschema@.desk_player p WHERE p.desk_id OPERATOR(pg_catalog.=) OLD.desk_id;
+    END IF;
     IF citus THEN
         PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', propagation, true);
     END IF;
 END
 $$;
-CREATE RULE desk_seats_go_with_desk AS ON DELETE TO @extschema@.desk
-    DO ALSO DELETE FROM @extschema@.desk_player p WHERE p.desk_id OPERATOR(pg_catalog.=) OLD.desk_id;
 
 -- dealcards_check(): what no foreign key holds between the extension's tables, since none joins
--- them (a parallel pg_restore loads their rows side by side, docs/operations.md): a seat whose
--- desk does not exist, and a desk whose provably fair columns name no unrevealed round of its
--- own with that round's commitment. The extension's functions never write either; a row
--- written by hand, or a restore that stopped half-way, can. No row: nothing to mend. A
--- SQL-standard body, so that it keeps naming the extension's tables if their schema is renamed.
+-- them on a single server (a parallel restore loads their rows side by side, docs/operations.md):
+-- a seat whose desk does not exist, and a desk whose provably fair columns name no unrevealed
+-- round of its own with that round's commitment. The extension's functions never write either;
+-- a row written by hand, or a restore that stopped half-way, can. No row: nothing to mend.
+-- PL/pgSQL with the schema looked up, so that it keeps naming the extension's tables if their
+-- schema is renamed (Citus plans no SQL-standard body over distributed tables).
 CREATE FUNCTION @extschema@.dealcards_check()
 RETURNS TABLE (table_name text, desk_id integer, problem text)
-LANGUAGE sql STABLE
-BEGIN ATOMIC
-    SELECT 'desk_player',
-           p.desk_id,
-           pg_catalog.format('seat %s (player %s) of a desk that does not exist',
-                             p.player_no, p.player_id)
-      FROM @extschema@.desk_player p
-     WHERE NOT EXISTS (SELECT FROM @extschema@.desk d
-                        WHERE d.desk_id OPERATOR(pg_catalog.=) p.desk_id)
-    UNION ALL
-    SELECT 'desk',
-           d.desk_id,
-           CASE WHEN d.fair_round IS NULL OR d.fair_commitment IS NULL
-                THEN 'fair_round and fair_commitment: one is set without the other'
-                ELSE pg_catalog.format('names round %s, which is not an unrevealed round of its own with commitment %s',
-                                       d.fair_round, d.fair_commitment)
-           END
-      FROM @extschema@.desk d
-     WHERE (d.fair_round IS NOT NULL OR d.fair_commitment IS NOT NULL)
-       AND NOT EXISTS (SELECT FROM @extschema@.fair_commitment c
-                        WHERE c.desk_id OPERATOR(pg_catalog.=) d.desk_id
-                          AND c.round OPERATOR(pg_catalog.=) d.fair_round
-                          AND c.commitment OPERATOR(pg_catalog.=) d.fair_commitment
-                          AND c.revealed_at IS NULL)
-     ORDER BY 2, 1, 3;
-END;
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext_schema text;
+BEGIN
+    SELECT n.nspname INTO ext_schema
+      FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+     WHERE e.extname = 'dealcards';
+    RETURN QUERY EXECUTE format($q$
+        SELECT 'desk_player'::text,
+               p.desk_id,
+               format('seat %%s (player %%s) of a desk that does not exist', p.player_no, p.player_id)
+          FROM %1$I.desk_player p
+         WHERE NOT EXISTS (SELECT FROM %1$I.desk d WHERE d.desk_id = p.desk_id)
+        UNION ALL
+        SELECT 'desk'::text,
+               d.desk_id,
+               CASE WHEN d.fair_round IS NULL OR d.fair_commitment IS NULL
+                    THEN 'fair_round and fair_commitment: one is set without the other'
+                    ELSE format('names round %%s, which is not an unrevealed round of its own with commitment %%s',
+                                d.fair_round, d.fair_commitment)
+               END
+          FROM %1$I.desk d
+         WHERE (d.fair_round IS NOT NULL OR d.fair_commitment IS NOT NULL)
+           AND NOT EXISTS (SELECT FROM %1$I.fair_commitment c
+                            WHERE c.desk_id = d.desk_id
+                              AND c.round = d.fair_round
+                              AND c.commitment = d.fair_commitment
+                              AND c.revealed_at IS NULL)
+         ORDER BY 2, 1, 3$q$, ext_schema);
+END
+$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- What a DBA sets on the extension's tables: storage parameters and statistics targets kept in

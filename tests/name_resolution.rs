@@ -216,8 +216,7 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         .execute("SELECT * FROM dealcards_sync_sequences()", &[])
         .unwrap_or_else(|e| panic!("dealcards_sync_sequences failed: {e}"));
     caller
-        // In the select list: in FROM, PostgreSQL inlines the SQL function, and counts no call.
-        .execute("SELECT dealcards_check()", &[])
+        .execute("SELECT * FROM dealcards_check()", &[])
         .unwrap_or_else(|e| panic!("dealcards_check failed: {e}"));
     // k random rows of a table (one whose name no search_path changes), seeded and not.
     for call in [

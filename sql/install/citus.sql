@@ -72,6 +72,22 @@ BEGIN
         PERFORM truncate_local_data_after_distributing_table(format('%I.%I', ext_schema, tbl)::regclass);
     END LOOP;
 
+    -- A desk's seats go with it. On a single server a rule does it (no key joins the tables
+    -- there, so that pg_restore -j keeps their rows); Citus cannot run a statement that a rule
+    -- rewrote over distributed tables, so on the coordinator the rule goes, and the key between
+    -- the colocated tables does it, as before 0.7.0. (A worker's own copy keeps the rule: a desk
+    -- is deleted through the coordinator. Dropping it from here would wait for this very
+    -- transaction's locks on the worker.)
+    EXECUTE format('DROP RULE IF EXISTS desk_seats_go_with_desk ON %I.desk', ext_schema);
+    IF NOT EXISTS (SELECT FROM pg_constraint
+                    WHERE conrelid = format('%I.desk_player', ext_schema)::regclass
+                      AND conname = 'desk_player_desk_id_fkey') THEN
+        PERFORM set_config('dealcards.allow_own_objects', 'on', true);
+        EXECUTE format('ALTER TABLE %1$I.desk_player ADD CONSTRAINT desk_player_desk_id_fkey
+                            FOREIGN KEY (desk_id) REFERENCES %1$I.desk ON DELETE CASCADE', ext_schema);
+        PERFORM set_config('dealcards.allow_own_objects', 'off', true);
+    END IF;
+
     FOR item IN
         SELECT * FROM (VALUES
             (1, 'deal_cards(integer)', 'desk'),

@@ -83,36 +83,44 @@ END
 $$;
 
 -- dealcards_check(): what no foreign key holds between the extension's tables, since none joins
--- them (a parallel pg_restore loads their rows side by side, docs/operations.md): a seat whose
--- desk does not exist, and a desk whose provably fair columns name no unrevealed round of its
--- own with that round's commitment. The extension's functions never write either; a row
--- written by hand, or a restore that stopped half-way, can. No row: nothing to mend. A
--- SQL-standard body, so that it keeps naming the extension's tables if their schema is renamed.
+-- them on a single server (a parallel restore loads their rows side by side, docs/operations.md):
+-- a seat whose desk does not exist, and a desk whose provably fair columns name no unrevealed
+-- round of its own with that round's commitment. The extension's functions never write either;
+-- a row written by hand, or a restore that stopped half-way, can. No row: nothing to mend.
+-- PL/pgSQL with the schema looked up, so that it keeps naming the extension's tables if their
+-- schema is renamed (Citus plans no SQL-standard body over distributed tables).
 CREATE FUNCTION @extschema@.dealcards_check()
 RETURNS TABLE (table_name text, desk_id integer, problem text)
-LANGUAGE sql STABLE
-BEGIN ATOMIC
-    SELECT 'desk_player',
-           p.desk_id,
-           pg_catalog.format('seat %s (player %s) of a desk that does not exist',
-                             p.player_no, p.player_id)
-      FROM @extschema@.desk_player p
-     WHERE NOT EXISTS (SELECT FROM @extschema@.desk d
-                        WHERE d.desk_id OPERATOR(pg_catalog.=) p.desk_id)
-    UNION ALL
-    SELECT 'desk',
-           d.desk_id,
-           CASE WHEN d.fair_round IS NULL OR d.fair_commitment IS NULL
-                THEN 'fair_round and fair_commitment: one is set without the other'
-                ELSE pg_catalog.format('names round %s, which is not an unrevealed round of its own with commitment %s',
-                                       d.fair_round, d.fair_commitment)
-           END
-      FROM @extschema@.desk d
-     WHERE (d.fair_round IS NOT NULL OR d.fair_commitment IS NOT NULL)
-       AND NOT EXISTS (SELECT FROM @extschema@.fair_commitment c
-                        WHERE c.desk_id OPERATOR(pg_catalog.=) d.desk_id
-                          AND c.round OPERATOR(pg_catalog.=) d.fair_round
-                          AND c.commitment OPERATOR(pg_catalog.=) d.fair_commitment
-                          AND c.revealed_at IS NULL)
-     ORDER BY 2, 1, 3;
-END;
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext_schema text;
+BEGIN
+    SELECT n.nspname INTO ext_schema
+      FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+     WHERE e.extname = 'dealcards';
+    RETURN QUERY EXECUTE format($q$
+        SELECT 'desk_player'::text,
+               p.desk_id,
+               format('seat %%s (player %%s) of a desk that does not exist', p.player_no, p.player_id)
+          FROM %1$I.desk_player p
+         WHERE NOT EXISTS (SELECT FROM %1$I.desk d WHERE d.desk_id = p.desk_id)
+        UNION ALL
+        SELECT 'desk'::text,
+               d.desk_id,
+               CASE WHEN d.fair_round IS NULL OR d.fair_commitment IS NULL
+                    THEN 'fair_round and fair_commitment: one is set without the other'
+                    ELSE format('names round %%s, which is not an unrevealed round of its own with commitment %%s',
+                                d.fair_round, d.fair_commitment)
+               END
+          FROM %1$I.desk d
+         WHERE (d.fair_round IS NOT NULL OR d.fair_commitment IS NOT NULL)
+           AND NOT EXISTS (SELECT FROM %1$I.fair_commitment c
+                            WHERE c.desk_id = d.desk_id
+                              AND c.round = d.fair_round
+                              AND c.commitment = d.fair_commitment
+                              AND c.revealed_at IS NULL)
+         ORDER BY 2, 1, 3$q$, ext_schema);
+END
+$$;

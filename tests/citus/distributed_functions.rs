@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 13] = [
+const NOT_DISTRIBUTED: [(&str, &str); 14] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -48,6 +48,11 @@ const NOT_DISTRIBUTED: [(&str, &str); 13] = [
         "dealcards_sync_sequences",
         "a single server's step after a switch-over: on a cluster, where each node numbers from \
          a range of its own, it refuses (distribution.rs)",
+    ),
+    (
+        "dealcards_check",
+        "by no desk: it looks over every desk and seat, on the coordinator, which asks every \
+         shard",
     ),
     (
         "sample_rows",

@@ -1,7 +1,10 @@
 //! What holds on a plain server holds here: valid deals, desks pointing at their newest game,
-//! deals and players sitting down side by side, SQLSTATEs.
+//! deals that waited for their desk, SQLSTATEs.
 
-use crate::cluster::{distributed, same_topology};
+use std::thread;
+use std::time::Duration;
+
+use crate::cluster::{connect_to, distributed, holder, node_dsn, same_topology};
 use crate::desks::{
     check_records, count, deal, desk_state, fresh_desks, is_permutation, run_each, sqlstate,
     try_deal,
@@ -50,11 +53,11 @@ fn deals_are_valid_and_desks_point_at_their_newest_game() {
     check_records(&mut c, lo, hi);
 }
 
-/// A player sitting down does not hold the desk on its worker (no key joins a seat to its desk):
-/// a deal while the player's transaction is open takes the seats committed when it starts, two
-/// of three, and deals nothing (55000); once it has committed, the next deal deals to them.
+/// A deal that waited for its desk takes the seats as they are once it holds the lock: here it
+/// waited on the desk's worker for a player sitting down (the insert into desk_player locks the
+/// desk's row through the shards' foreign key), and deals to them.
 #[test]
-fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
+fn a_deal_that_waited_for_a_player_sitting_down_deals_to_them() {
     let desk = 7150;
     let mut c = distributed();
     let _topology = same_topology();
@@ -64,6 +67,7 @@ fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
         "DELETE FROM desk_player WHERE desk_id = {desk} AND player_no = 3"
     ))
     .unwrap();
+    let worker = holder(&mut c, "desk", desk.into());
     let mut sitting = distributed();
     sitting
         .batch_execute(&format!(
@@ -72,10 +76,23 @@ fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
         ))
         .unwrap();
     let mut dealer = distributed();
-    let e = try_deal(&mut dealer, desk).expect_err("a deal while a player sits down");
-    assert_eq!(sqlstate(&e), "55000", "{e}");
+    let waiting = thread::spawn(move || deal(&mut dealer, desk));
+    let mut observer = connect_to(&node_dsn(worker.port));
+    let blocked = (0..200).any(|_| {
+        let waiting = count(
+            &mut observer,
+            "SELECT count(*) FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%deal_cards%'
+                AND pid <> pg_backend_pid()",
+        ) > 0;
+        if !waiting {
+            thread::sleep(Duration::from_millis(50));
+        }
+        waiting
+    });
+    assert!(blocked, "the deal did not wait for the desk on its worker");
     sitting.batch_execute("COMMIT").unwrap();
-    let dealt = deal(&mut dealer, desk);
+    let dealt = waiting.join().unwrap();
     let third: i64 = c
         .query_one(
             &format!(

@@ -1,5 +1,7 @@
 //! What database administrators do to a server with dealcards, with PostgreSQL's own tools and
 //! PgBouncer, each test on servers of its own (docs/operations.md says what these show):
+//!   - `extension_path`: dealcards in a folder outside the installation, found through
+//!     `extension_control_path` and `dynamic_library_path`, as CloudNativePG mounts an image;
 //!   - `crash`: clients dealing, revealing and stepping queues while the server is killed over
 //!     and over, and after every restart all they saw committed there, whole;
 //!   - `pooler`: deals, provably fair rounds and queue steps from concurrent clients through
@@ -27,6 +29,7 @@ mod notify;
 mod servers;
 
 mod crash;
+mod extension_path;
 mod pg_upgrade;
 mod pooler;
 mod replication;
