@@ -45,8 +45,12 @@ SELECT round FROM fair_reveal(:desk);'
 SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :n;'
   soak_script sample_rows 'SELECT count(*) FROM sample_rows(NULL::soak_rows, 10);'
   names=deal,fair_deal,fair_reveal,queue_next,sample_rows
-  # Backends' private memory (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) every
-  # 10 s: elapsed seconds, backends, their total and the largest, in KiB.
+  # Backends' memory every 10 s: elapsed seconds, backends, then the total and the largest of
+  # two measures, in KiB: private memory (Private_Clean + Private_Dirty of /proc/PID/smaps), and
+  # the part of it that is the backend's own heap (Private_Dirty of the [heap] and of unnamed
+  # anonymous mappings). Private memory also counts pages of shared memory and of the library
+  # and binary that no other process has touched yet, which move as the workload touches new
+  # buffers and code; the heap is what the backend allocated.
   (
     start=$(date +%s)
     while sleep 10; do
@@ -54,8 +58,13 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
         "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND backend_type = 'client backend'")
       [ -n "$pids" ] || continue
       for p in $pids; do
-        awk '/^Private_(Clean|Dirty):/ { s += $2 } END { print s + 0 }' "/proc/$p/smaps_rollup" 2>/dev/null
-      done | awk -v t=$(($(date +%s) - start)) '{ n++; s += $1; if ($1 > m) m = $1 } END { if (n) print t, n, s, m }'
+        awk '/^[0-9a-f]+-[0-9a-f]+ / { own = ($6 == "" || $6 == "[heap]") }
+             /^Private_(Clean|Dirty):/ { s += $2 }
+             /^Private_Dirty:/ && own { h += $2 }
+             END { print s + 0, h + 0 }' "/proc/$p/smaps" 2>/dev/null
+      done | awk -v t=$(($(date +%s) - start)) \
+        '{ n++; s += $1; if ($1 > m) m = $1; h += $2; if ($2 > hm) hm = $2 }
+         END { if (n) print t, n, s, m, h, hm }'
     done >"$soak_dir/memory"
   ) &
   sampler=$!

@@ -7,7 +7,7 @@ Usage: soak_report.py LOG_DIR NAMES MEMORY_FILE
   LOG_DIR      pgbench's logs (pgbench -l --log-prefix=LOG_DIR/soak): one line a transaction,
                "client transaction latency_us script epoch_s epoch_us"
   NAMES        the operations' names, comma-separated, in the order of pgbench's -f scripts
-  MEMORY_FILE  lines "elapsed_s backends total_kib largest_kib" of private memory
+  MEMORY_FILE  lines "elapsed_s backends total_kib largest_kib heap_total_kib heap_largest_kib"
 """
 import glob
 import os
@@ -77,18 +77,21 @@ def main():
             at = int(warm[0]) + span * quarter // 4
             rows.append((f"{quarter}/4 after", next(s for s in samples if int(s[0]) >= at)))
         rows.append(("end", samples[-1]))
-        print("| backends' private memory | at | backends | total MiB | largest MiB |")
-        print("|---|---:|---:|---:|---:|")
-        for label, s in rows:
-            print(
-                f"| {label} | {s[0]} s | {s[1]} | {int(s[2]) / 1024:.1f} | {int(s[3]) / 1024:.1f} |"
-            )
-        grown = (int(samples[-1][2]) - int(warm[2])) / int(samples[-1][1])
-        print()
         print(
-            f"From warmed up to the end: {grown:+.0f} KiB a backend "
-            f"({(int(samples[-1][2]) / int(warm[2]) - 1) * 100:+.1f}%)."
+            "| backends' memory | at | backends | private, total MiB | private, largest MiB "
+            "| heap, total MiB | heap, largest MiB |"
         )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for label, s in rows:
+            mib = " | ".join(f"{int(v) / 1024:.1f}" for v in s[2:6])
+            print(f"| {label} | {s[0]} s | {s[1]} | {mib} |")
+        print()
+        for what, i in (("private memory", 2), ("heap", 4)):
+            grown = (int(samples[-1][i]) - int(warm[i])) / int(samples[-1][1])
+            print(
+                f"From warmed up to the end, {what}: {grown:+.0f} KiB a backend "
+                f"({(int(samples[-1][i]) / int(warm[i]) - 1) * 100:+.1f}%)."
+            )
 
 
 if __name__ == "__main__":
