@@ -5,7 +5,7 @@ use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB};
 
-use crate::desk_store::{DeskStore, FairRecord};
+use crate::desk_store::{DeskStore, FairRecord, FairState, Seats};
 use crate::provably_fair;
 use crate::results::{Built, IntArray, Json};
 use crate::statements::ExtensionSchema;
@@ -196,30 +196,16 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         }
         // 2. Seats: read before the record where it needs them (the lock's, if current);
         // otherwise the record counts them itself.
-        let seats = if desks.records_given_seats(desk.fair.is_some()) {
-            let seats = match (desk.seats, &desk.fair) {
-                (Some(seats), _) => seats,
-                (None, Some(state)) => desks.fair_seats(desk_id, state.round),
-                (None, None) => desks.seats(desk_id),
-            };
-            seats.check(desk_id);
-            Some(seats)
-        } else {
-            None
-        };
+        let seats = seats(&mut desks, desk_id, desk.seats, desk.fair.as_ref());
         // 3. Cards: from the live stream, or in provably fair mode from the round's seed and
         // the seats' client seeds.
-        let (deal, fair) = match &desk.fair {
-            None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
-            Some(state) => {
-                let seats = seats
-                    .as_ref()
-                    .expect("a provably fair deal reads its seats");
-                let (deal, record) =
-                    provably_fair::deal_at(&mut desks, &schema, desk_id, state, seats);
-                (deal, Some(record))
-            }
-        };
+        let (deal, fair) = cards(
+            &mut desks,
+            &schema,
+            desk_id,
+            desk.fair.as_ref(),
+            seats.as_ref(),
+        );
         // 4. Record: the game, the desk's pointer to it, the opening bids and the note.
         let game = desks.record(desk_id, seats.as_ref(), &deal, fair.as_ref());
         let receipt = fair.as_ref().map(Receipt::of);
@@ -238,6 +224,45 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
     }
     // The result is built straight into jsonb.
     Built::<JsonB>::jsonb(&dealt.result(unseen))
+}
+
+/// Step 2 of a deal: the seats, where the record needs them read first (the lock's, if it read
+/// them), refused unless all are taken; none where the record counts them itself.
+fn seats(
+    desks: &mut DeskStore<'_, '_>,
+    desk_id: i32,
+    locked: Option<Seats>,
+    fair: Option<&FairState>,
+) -> Option<Seats> {
+    if !desks.records_given_seats(fair.is_some()) {
+        return None;
+    }
+    let seats = match (locked, fair) {
+        (Some(seats), _) => seats,
+        (None, Some(state)) => desks.fair_seats(desk_id, state.round),
+        (None, None) => desks.seats(desk_id),
+    };
+    seats.check(desk_id);
+    Some(seats)
+}
+
+/// Step 3 of a deal: the cards, from the live stream, or in provably fair mode from the round's
+/// seed and the seats' client seeds, with what the deal records of them.
+fn cards(
+    desks: &mut DeskStore<'_, '_>,
+    schema: &ExtensionSchema,
+    desk_id: i32,
+    fair: Option<&FairState>,
+    seats: Option<&Seats>,
+) -> (DouDizhuDeal, Option<FairRecord>) {
+    match fair {
+        None => (ok_or_raise(crate::with_live(DouDizhuDeal::deal)), None),
+        Some(state) => {
+            let seats = seats.expect("a provably fair deal reads its seats");
+            let (deal, record) = provably_fair::deal_at(desks, schema, desk_id, state, seats);
+            (deal, Some(record))
+        }
+    }
 }
 
 /// Sends the deal on the desk's channel. Game servers LISTEN on it; Postgres delivers the

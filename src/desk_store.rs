@@ -1,8 +1,9 @@
 //! Every statement on the desk tables (desk, desk_player, game, bid_record, note) and the
 //! provably fair seeds (fair_seed), behind named functions: the dealing and
-//! provably fair code never writes SQL. The statements are the files of src/desk_store/, read at
-//! compile time and run the one way of [`crate::statements`] (kept plans, qualified names only),
-//! and which of them a database takes is asked of [`crate::installed`].
+//! provably fair code never writes SQL. The statements are the .sql files of src/desk_store/,
+//! read at compile time and run the one way of [`crate::statements`] (kept plans, qualified
+//! names only), and which of them a database takes is asked of [`crate::installed`]. The
+//! provably fair ones are behind the functions of `desk_store/fair.rs`.
 //!
 //! Who runs them: a function that changes a desk first locks it, which the caller may do if it
 //! holds UPDATE on desk (on one column at least: what `SELECT ... FOR UPDATE` asks); from then
@@ -17,7 +18,7 @@
 //! table is written by a statement of its own (a statement with INSERT CTEs cannot be routed to
 //! one shard), with ids from the node's range ([`crate::citus`]).
 
-use pgrx::datum::{DatumWithOid, Interval, TimestampWithTimeZone};
+use pgrx::datum::DatumWithOid;
 use pgrx::pg_sys;
 use pgrx::spi::{SpiClient, SpiTupleTable};
 
@@ -25,8 +26,11 @@ use crate::installed::Tables;
 use crate::statements::{self, Column, Columns, ExtensionSchema};
 use crate::{ok_or_raise, PgSqlErrorCode};
 use dealcards_core::deal::{self, DouDizhuDeal, SEATS};
-use dealcards_core::fair::verify::StoredGame;
 use dealcards_core::fair::Hash;
+
+// The provably fair statements: rounds, reveals, client seeds, and what the verifications read.
+mod fair;
+pub use fair::RoundRules;
 
 /// The statements, by name.
 mod sql {
@@ -169,32 +173,6 @@ pub struct LockedDesk {
     pub desk_id: i32,
     pub fair: Option<FairState>,
     pub seats: Option<Seats>,
-}
-
-/// A round of a desk while its seed is unrevealed: the seed, the rules fixed with its
-/// commitment, and whether this very transaction committed it.
-pub struct StoredRound {
-    pub server_seed: Vec<u8>,
-    pub protocol: i16,
-    pub house_seats: Vec<Option<i32>>,
-    pub seeds_required: bool,
-    /// The round's bound: how many deals it may deal, and when its seed is due (the tables of
-    /// releases before 0.7.0 have no bound: `i64::MAX` and none).
-    pub max_deals: i64,
-    pub reveal_by: Option<pg_sys::TimestampTz>,
-    /// `reveal_by` as a span from the round's commitment: what the next round takes by default.
-    pub reveal_within: Option<Interval>,
-    pub written_here: bool,
-}
-
-/// The rules of a new round.
-pub struct RoundRules<'r> {
-    pub house_seats: &'r [i16],
-    pub seeds_required: bool,
-    /// The round's bound: at most this many deals (not stored on the tables of releases before
-    /// 0.7.0), and its seed due within this span of its commitment (none: no time limit).
-    pub max_deals: i64,
-    pub reveal_within: Option<Interval>,
 }
 
 /// What a provably fair deal records besides the cards: with the deal's result, its players'
@@ -519,337 +497,6 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
         );
         game_id
     }
-
-    // --- provably fair ---
-
-    /// Locks a desk's row (see [`DeskStore::lock`]) and returns its commitment in force, if
-    /// any, as (round, commitment).
-    pub fn lock_commitment(&mut self, desk_id: i32) -> Option<(i32, Vec<u8>)> {
-        let desk = self.lock(desk_id, false);
-        desk.fair.and_then(|f| Some(f.round).zip(f.commitment))
-    }
-
-    /// Stores a desk's next round under `commitment` to `seed` with `rules` (none on the tables
-    /// of 0.3.0 and 0.4.0, which have no rules) and returns its number; then puts it in force at
-    /// the desk from its first nonce.
-    pub fn commit_round(
-        &mut self,
-        desk_id: i32,
-        commitment: &Hash,
-        seed: &[u8],
-        rules: Option<RoundRules<'_>>,
-    ) -> i32 {
-        let mut args = vec![
-            desk_id.into(),
-            commitment.to_vec().into(),
-            seed.to_vec().into(),
-        ];
-        let sql = match rules {
-            Some(rules) => {
-                args.extend([
-                    rules.house_seats.to_vec().into(),
-                    rules.seeds_required.into(),
-                ]);
-                if self.tables == Tables::Current {
-                    args.extend([rules.max_deals.into(), rules.reveal_within.into()]);
-                    sql::ADD_ROUND
-                } else {
-                    sql::ADD_ROUND_BEFORE_0_7
-                }
-            }
-            None => sql::ADD_ROUND_BEFORE_0_5,
-        };
-        let round = self.run(sql, &args).first().required::<i32>("round");
-        self.run(
-            sql::PUT_ROUND,
-            &[desk_id.into(), round.into(), commitment.to_vec().into()],
-        );
-        round
-    }
-
-    /// Takes the desk out of provably fair mode.
-    pub fn leave_fair_mode(&mut self, desk_id: i32) {
-        self.run(sql::LEAVE_FAIR_MODE, &[desk_id.into()]);
-    }
-
-    /// Marks a desk's round revealed at `now`; false when the round has no unrevealed seed.
-    /// The seed itself is not read: the fair_commitment view shows it once this transaction
-    /// has committed.
-    pub fn reveal(&mut self, desk_id: i32, round: i32, now: TimestampWithTimeZone) -> bool {
-        !self
-            .run(sql::REVEAL, &[desk_id.into(), round.into(), now.into()])
-            .is_empty()
-    }
-
-    /// [`DeskStore::reveal`] as the functions of 0.3.0 and 0.4.0 did it, returning the seed to
-    /// the revealing transaction: only for databases still on their SQL.
-    pub fn reveal_before_0_5(
-        &mut self,
-        desk_id: i32,
-        round: i32,
-        now: TimestampWithTimeZone,
-    ) -> Option<Vec<u8>> {
-        let revealed = self.run(
-            sql::REVEAL_BEFORE_0_5,
-            &[desk_id.into(), round.into(), now.into()],
-        );
-        (!revealed.is_empty()).then(|| revealed.first().required("server_seed"))
-    }
-
-    /// A desk's round while its seed is unrevealed, with its rules (protocol 1, no house seats,
-    /// no seeds required on the tables of 0.3.0 and 0.4.0).
-    pub fn round(&mut self, desk_id: i32, round: i32) -> Option<StoredRound> {
-        let args = [desk_id.into(), round.into()];
-        if !self.tables.round_rules() {
-            let found = self.run(sql::ROUND_BEFORE_0_5, &args);
-            return (!found.is_empty()).then(|| StoredRound {
-                server_seed: found.first().required("server_seed"),
-                protocol: 1,
-                house_seats: Vec::new(),
-                seeds_required: false,
-                max_deals: i64::MAX,
-                reveal_by: None,
-                reveal_within: None,
-                written_here: false,
-            });
-        }
-        let bounded = self.tables == Tables::Current;
-        let sql = if bounded {
-            sql::ROUND
-        } else {
-            sql::ROUND_BEFORE_0_7
-        };
-        let found = self.run(sql, &args);
-        if found.is_empty() {
-            return None;
-        }
-        let row = found.first();
-        Some(StoredRound {
-            max_deals: if bounded {
-                row.required("max_deals")
-            } else {
-                i64::MAX
-            },
-            reveal_by: if bounded {
-                row.value::<TimestampWithTimeZone>("reveal_by")
-                    .map(pg_sys::TimestampTz::from)
-            } else {
-                None
-            },
-            reveal_within: if bounded {
-                row.value("reveal_within")
-            } else {
-                None
-            },
-            server_seed: row.required("server_seed"),
-            protocol: row.required("protocol"),
-            house_seats: row
-                .required::<Vec<Option<i16>>>("house_seats")
-                .into_iter()
-                .map(|s| s.map(i32::from))
-                .collect(),
-            seeds_required: row.required("seeds_required"),
-            written_here: row.required("written_here"),
-        })
-    }
-
-    /// Sets the client seed (UTF-8) of the player in a seat of a locked desk, under `round`.
-    /// On the tables of 0.5.0 a seating sets one seed per round: `Err(player)` when it set it
-    /// already. `Ok(None)` when the seat is empty.
-    pub fn set_client_seed(
-        &mut self,
-        desk_id: i32,
-        round: i32,
-        seat: i16,
-        utf8: Vec<u8>,
-    ) -> Result<Option<i64>, i64> {
-        if !self.tables.round_rules() {
-            let set = self.run(
-                sql::SET_CLIENT_SEED_BEFORE_0_5,
-                &[desk_id.into(), seat.into(), utf8.into()],
-            );
-            return Ok((!set.is_empty()).then_some(0));
-        }
-        let sql = if self.tables == Tables::Current {
-            sql::SET_CLIENT_SEED
-        } else {
-            sql::SET_CLIENT_SEED_BEFORE_0_7
-        };
-        let set = self.run(
-            sql,
-            &[desk_id.into(), seat.into(), round.into(), utf8.into()],
-        );
-        if !set.is_empty() {
-            return Ok(Some(set.first().required::<i64>("player_id")));
-        }
-        let player = self.run(sql::SEAT_PLAYER, &[desk_id.into(), seat.into()]);
-        if player.is_empty() {
-            Ok(None)
-        } else {
-            Err(player.first().required::<i64>("player_id"))
-        }
-    }
-
-    /// A desk's chain head. Raises 02000 for a desk that does not exist.
-    pub fn chain_head(&mut self, desk_id: i32) -> Option<Vec<u8>> {
-        let unseen = self.tables.deals_unseen();
-        let sql = if unseen {
-            sql::DESK_PENDING
-        } else {
-            sql::DESK_EXISTS
-        };
-        let desk = self.read(sql, &[desk_id.into()]);
-        Self::check_exists(desk_id, &desk);
-        let desk = desk.first();
-        if unseen {
-            Self::refuse_pending(desk_id, desk.required("pending"));
-        }
-        desk.value("fair_chain_head")
-    }
-
-    /// Refuses (42501) a provably fair deal to a role that could see it before it commits, where
-    /// row level security hides it from everyone else (0.7.0's tables): a role with BYPASSRLS,
-    /// with REPLICATION (it can stream the deal's rows from the WAL before the commit), or with
-    /// the privileges of pg_read_server_files or pg_execute_server_program (which read the WAL
-    /// and data files). The tables' owner, its members and superusers read the seeds anyway,
-    /// and deal as before. Called with the desk locked.
-    pub fn refuse_caller_who_sees_deals(&self, desk_id: i32) {
-        let (Some(caller), Some(owner)) = (self.caller, self.owner) else {
-            return;
-        };
-        if !self.tables.deals_unseen() {
-            return;
-        }
-        // SAFETY: role attribute and membership lookups in the catalog caches.
-        let sees = unsafe {
-            if pg_sys::superuser_arg(caller) || pg_sys::has_privs_of_role(caller, owner) {
-                return;
-            }
-            if pg_sys::has_bypassrls_privilege(caller) {
-                Some("BYPASSRLS")
-            } else if pg_sys::has_rolreplication(caller) {
-                Some("REPLICATION")
-            } else if pg_sys::has_privs_of_role(
-                caller,
-                pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
-            ) {
-                Some("the privileges of pg_read_server_files")
-            } else if pg_sys::has_privs_of_role(
-                caller,
-                pg_sys::Oid::from(pg_sys::ROLE_PG_EXECUTE_SERVER_PROGRAM),
-            ) {
-                Some("the privileges of pg_execute_server_program")
-            } else {
-                None
-            }
-        };
-        if let Some(what) = sees {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-                format!("desk {desk_id} is in provably fair mode, and a role with {what} could see its deal before it commits"),
-                "A game server that deals provably fair needs neither: ALTER ROLE ... NOBYPASSRLS NOREPLICATION, REVOKE pg_read_server_files and pg_execute_server_program; or deal as the extension's owner."
-            );
-        }
-    }
-
-    /// Refuses to read a desk's provably fair record where its newest game is a deal of the
-    /// caller's own transaction that the caller cannot see before the commit: the record would
-    /// lack that game and name its chain hash as the head.
-    fn refuse_pending(desk_id: i32, pending: bool) {
-        if pending {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                format!("desk {desk_id} has a deal of this transaction, which no role but the tables' owner sees before it commits"),
-                "Commit, then read the desk's provably fair record."
-            );
-        }
-    }
-
-    /// A desk's provably fair games as stored, in chain order.
-    pub fn fair_games(&mut self, desk_id: i32) -> Vec<StoredGame> {
-        let sql = if self.tables.round_rules() {
-            sql::FAIR_GAMES
-        } else {
-            sql::FAIR_GAMES_BEFORE_0_5
-        };
-        let games = self.read(sql, &[desk_id.into()]);
-        games
-            .map(|row| {
-                let seed_count = row.value::<i32>("seed_count").unwrap_or(0).max(0) as usize;
-                let client_seeds = ["seed1", "seed2", "seed3"]
-                    .iter()
-                    .map(|name| row.value::<Vec<u8>>(name))
-                    .chain(std::iter::repeat(None))
-                    .take(seed_count)
-                    .collect();
-                let hand = |name: &str| row.value::<Vec<Option<i32>>>(name).unwrap_or_default();
-                StoredGame {
-                    game_id: row.required("game_id"),
-                    round: row.value("round"),
-                    nonce: row.value("fair_nonce"),
-                    commitment: row.value("fair_commitment").unwrap_or_default(),
-                    protocol: row.required("protocol"),
-                    house_seats: row
-                        .required::<Vec<Option<i16>>>("house_seats")
-                        .into_iter()
-                        .flatten()
-                        .collect(),
-                    players: [row.value("p1_id"), row.value("p2_id"), row.value("p3_id")],
-                    client_seeds,
-                    hands: [
-                        hand("p1_cards"),
-                        hand("p2_cards"),
-                        hand("p3_cards"),
-                        hand("extra_cards"),
-                    ],
-                    leader: row.value("leader").unwrap_or(0),
-                    chain_hash: row.value("chain_hash"),
-                    revealed_seed: row.value("server_seed"),
-                    dealt_after_reveal: row.value::<bool>("dealt_after_reveal") == Some(true),
-                }
-            })
-            .collect()
-    }
-
-    /// A desk's rounds left without a reveal: unrevealed, and not the desk's round.
-    pub fn rounds_left(&mut self, desk_id: i32) -> Vec<i32> {
-        self.read(sql::ROUNDS_LEFT, &[desk_id.into()])
-            .map(|row| row.required::<i32>("round"))
-            .collect()
-    }
-
-    /// What the house publishes of a desk (publication.sql). Raises 02000 for a desk that does
-    /// not exist.
-    pub fn publication(&mut self, desk_id: i32) -> pgrx::JsonB {
-        let published = self.read(sql::PUBLICATION, &[desk_id.into()]);
-        Self::check_exists(desk_id, &published);
-        let published = published.first();
-        Self::refuse_pending(desk_id, published.required("pending"));
-        published.required("publication")
-    }
-
-    /// A game's receipt as stored (receipt.sql), with whether it was dealt in provably fair
-    /// mode; none for a game the caller cannot see.
-    pub fn receipt(&mut self, game_id: i64) -> Option<(bool, pgrx::JsonB)> {
-        let game = self.read(sql::RECEIPT, &[game_id.into()]);
-        if game.is_empty() {
-            return None;
-        }
-        let row = game.first();
-        Some((row.required("fair"), row.required("receipt")))
-    }
-
-    /// A game's desk and whether it was dealt in provably fair mode; none for no such game.
-    pub fn game_desk(&mut self, game_id: i64) -> Option<(i32, bool)> {
-        let game = self.read(sql::GAME_DESK, &[game_id.into()]);
-        if game.is_empty() {
-            return None;
-        }
-        let row = game.first();
-        Some((row.required("desk_id"), row.required("fair")))
-    }
 }
 
 /// Runs `f` as `user`, then returns to the caller's identity. The switch is the one SECURITY
@@ -880,7 +527,6 @@ fn as_user<R>(user: pg_sys::Oid, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The game no statement wrote: something of the user's (a trigger, a rule) kept the row out.
 /// Refuses (XX001) to record a provably fair game at a desk that no longer names, with the
 /// deal's commitment, an unrevealed round of its own: its fair columns were written by hand.
 /// The error undoes the game.
@@ -891,6 +537,7 @@ fn not_in_force(desk_id: i32) -> ! {
     );
 }
 
+/// The game no statement wrote: something of the user's (a trigger, a rule) kept the row out.
 fn suppressed(desk_id: i32) -> ! {
     pgrx::ereport!(
         ERROR,

@@ -54,6 +54,33 @@ enum Mode {
     SeededScan,
 }
 
+impl Mode {
+    /// The mode of a try that reads the whole table (`scan`) or a sample, with a seed or not.
+    fn of(scan: bool, seeded: bool) -> Mode {
+        match (scan, seeded) {
+            (false, false) => Mode::Sample,
+            (false, true) => Mode::SeededSample,
+            (true, false) => Mode::Scan,
+            (true, true) => Mode::SeededScan,
+        }
+    }
+
+    /// The parameters of a try at `rate`, under the try's key and REPEATABLE value if seeded.
+    fn params(self, rate: f64, try_key: Option<([u8; SEED_LEN], f64)>) -> Vec<Datum> {
+        let percent = (rate * 100.0) as f32;
+        match (self, try_key) {
+            (Mode::Sample, _) => vec![percent.into_datum().unwrap()],
+            (Mode::SeededSample, Some((key, repeatable))) => vec![
+                percent.into_datum().unwrap(),
+                key.as_slice().into_datum().unwrap(),
+                repeatable.into_datum().unwrap(),
+            ],
+            (Mode::SeededScan, Some((key, _))) => vec![key.as_slice().into_datum().unwrap()],
+            _ => vec![],
+        }
+    }
+}
+
 /// A kept statement and the text it was prepared from.
 struct Prepared {
     query: String,
@@ -304,6 +331,29 @@ struct Kept {
 }
 
 impl Kept {
+    /// No rows yet, for k of them, in a memory context of their own under `parent`.
+    unsafe fn new(k: usize, parent: pg_sys::MemoryContext) -> Kept {
+        // SAFETY: a new child context of the caller's query memory.
+        let memory = unsafe {
+            pg_sys::AllocSetContextCreateInternal(
+                parent,
+                c"sample_rows".as_ptr(),
+                0,
+                8 * 1024,
+                pg_sys::ALLOCSET_DEFAULT_MAXSIZE as usize,
+            )
+        };
+        Kept {
+            k,
+            rows: Vec::new(),
+            largest: BinaryHeap::new(),
+            seen: 0,
+            bytes: 0,
+            claim: None,
+            memory,
+        }
+    }
+
     /// A copy of a whole-row value (unpacked, detoasted) in the kept rows' memory.
     unsafe fn copy(&mut self, datum: Datum) -> (Datum, usize) {
         // SAFETY: a composite datum of the statement's result, copied into our context.
@@ -450,29 +500,88 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
     // SAFETY: called by PostgreSQL with the three arguments of the SQL declaration.
     unsafe {
         limit_working_memory();
-        let k = match arg(fcinfo, 1) {
-            Some(k) => k.value() as i32,
-            None => invalid("k must be 0 or more, got NULL".into()),
-        };
-        if k < 0 {
-            invalid(format!("k must be 0 or more, got {k}"));
+        let k = k_argument(fcinfo);
+        let seed = seed_argument(fcinfo);
+        let (typid, relid, relkind) = table_of(fcinfo);
+        let rsinfo = materialize_mode(fcinfo);
+        check_select(relid, relkind);
+
+        let query_memory = (*(*rsinfo).econtext).ecxt_per_query_memory;
+        let mut kept = Kept::new(k as usize, query_memory);
+        let mut stream = Stream::from_seed(ok_or_raise(with_live(|s| {
+            let mut key = [0u8; SEED_LEN];
+            for chunk in key.chunks_exact_mut(8) {
+                chunk.copy_from_slice(&s.next_u64().to_le_bytes());
+            }
+            key
+        })));
+        if k > 0 {
+            sample(
+                fcinfo,
+                relid,
+                relkind,
+                seed.as_deref(),
+                &mut kept,
+                &mut stream,
+            );
         }
-        let seed: Option<Vec<u8>> = arg(fcinfo, 2).map(|d| {
+        // The rows in a random order: the keys' (seeded), or shuffled.
+        if seed.is_some() {
+            kept.rows.sort_unstable_by_key(|&(key, _)| key);
+        } else {
+            for i in (1..kept.rows.len()).rev() {
+                let j = stream.below_u64(i as u64 + 1) as usize;
+                kept.rows.swap(i, j);
+            }
+        }
+        materialize(rsinfo, typid, &kept);
+        pg_sys::MemoryContextDelete(kept.memory);
+        Datum::from(0)
+    }
+}
+
+/// The argument k: 0 or more.
+unsafe fn k_argument(fcinfo: FunctionCallInfo) -> i32 {
+    // SAFETY: the call's second argument is an integer.
+    let k = match unsafe { arg(fcinfo, 1) } {
+        Some(k) => k.value() as i32,
+        None => invalid("k must be 0 or more, got NULL".into()),
+    };
+    if k < 0 {
+        invalid(format!("k must be 0 or more, got {k}"));
+    }
+    k
+}
+
+/// The argument seed: none, or SEED_LEN bytes.
+unsafe fn seed_argument(fcinfo: FunctionCallInfo) -> Option<Vec<u8>> {
+    // SAFETY: the call's third argument is a bytea, detoasted here.
+    let seed: Option<Vec<u8>> = unsafe {
+        arg(fcinfo, 2).map(|d| {
             let flat = pg_sys::pg_detoast_datum_packed(d.cast_mut_ptr());
             std::slice::from_raw_parts(
                 pgrx::varlena::vardata_any(flat) as *const u8,
                 pgrx::varlena::varsize_any_exhdr(flat),
             )
             .to_vec()
-        });
-        if let Some(seed) = &seed {
-            if seed.len() != SEED_LEN {
-                invalid(format!(
-                    "seed must be exactly {SEED_LEN} bytes, got {}",
-                    seed.len()
-                ));
-            }
+        })
+    };
+    if let Some(seed) = &seed {
+        if seed.len() != SEED_LEN {
+            invalid(format!(
+                "seed must be exactly {SEED_LEN} bytes, got {}",
+                seed.len()
+            ));
         }
+    }
+    seed
+}
+
+/// The table whose row type the first argument has: (the row type, the table, its relkind).
+/// Anything but a table, a partitioned table or a materialized view is refused.
+unsafe fn table_of(fcinfo: FunctionCallInfo) -> (pg_sys::Oid, pg_sys::Oid, c_char) {
+    // SAFETY: catalog lookups of the call's argument type.
+    unsafe {
         let typid = pg_sys::get_fn_expr_argtype((*fcinfo).flinfo, 0);
         let relid = if typid == pg_sys::InvalidOid {
             pg_sys::InvalidOid
@@ -499,6 +608,14 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
             .report(PgLogLevel::ERROR);
             unreachable!();
         }
+        (typid, relid, relkind)
+    }
+}
+
+/// The call's ReturnSetInfo, where the caller takes a materialized set.
+unsafe fn materialize_mode(fcinfo: FunctionCallInfo) -> *mut pg_sys::ReturnSetInfo {
+    // SAFETY: the call's result info, checked before it is read.
+    unsafe {
         let rsinfo = (*fcinfo).resultinfo as *mut pg_sys::ReturnSetInfo;
         if rsinfo.is_null()
             || (*rsinfo).type_ != pg_sys::NodeTag::T_ReturnSetInfo
@@ -510,7 +627,14 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
                 "set-valued function called in context that cannot accept a set"
             );
         }
-        // The caller may read the table (or every column of it), before it is locked.
+        rsinfo
+    }
+}
+
+/// The caller may read the table (or every column of it), checked before it is locked.
+unsafe fn check_select(relid: pg_sys::Oid, relkind: c_char) {
+    // SAFETY: ACL checks of an existing relation.
+    unsafe {
         let user = pg_sys::GetUserId();
         let select = pg_sys::ACL_SELECT as pg_sys::AclMode;
         if pg_sys::pg_class_aclcheck(relid, user, select) != pg_sys::AclResult::ACLCHECK_OK
@@ -527,101 +651,71 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
                 pg_sys::get_rel_name(relid),
             );
         }
+    }
+}
 
-        let query_memory = (*(*rsinfo).econtext).ecxt_per_query_memory;
-        let memory = pg_sys::AllocSetContextCreateInternal(
-            query_memory,
-            c"sample_rows".as_ptr(),
-            0,
-            8 * 1024,
-            pg_sys::ALLOCSET_DEFAULT_MAXSIZE as usize,
-        );
-        let mut kept = Kept {
-            k: k as usize,
-            rows: Vec::new(),
-            largest: BinaryHeap::new(),
-            seen: 0,
-            bytes: 0,
-            claim: None,
-            memory,
-        };
-        let mut stream = Stream::from_seed(ok_or_raise(with_live(|s| {
-            let mut key = [0u8; SEED_LEN];
-            for chunk in key.chunks_exact_mut(8) {
-                chunk.copy_from_slice(&s.next_u64().to_le_bytes());
-            }
-            key
-        })));
-
-        if k > 0 {
-            let mut size = Size::default();
-            measure(relid, relkind, &mut size);
-            let mut rows = if seed.is_some() {
-                size.rows_by_pages
-            } else {
-                size.rows
-            };
-            if rows < 1.0 {
-                // No pages here: empty, or a Citus table's coordinator, whose rows are on the
-                // workers. Sized for a million rows; the tries grow from there.
-                rows = 1e6;
-            }
-            let target = exact_try_rows(k as u64);
-            let mut rate = (target / rows).min(1.0);
-            let schema = owned(pg_sys::get_namespace_name(pg_sys::get_func_namespace(
-                (*(*fcinfo).flinfo).fn_oid,
-            )));
-            let schema = quoted(std::ffi::CString::new(schema).unwrap_or_default().as_ptr());
-            let (name, alias) = names(relid);
-            if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
-                error!("sample_rows could not connect to SPI");
-            }
-            let mut index = 0u32;
-            loop {
-                check_for_interrupts();
-                let scan = scan_is_cheaper(size.pages, rate, SLOTS_PER_PAGE);
-                let try_key = seed.as_ref().map(|s| seeded_try(s, index));
-                let mode = match (scan, try_key.is_some()) {
-                    (false, false) => Mode::Sample,
-                    (false, true) => Mode::SeededSample,
-                    (true, false) => Mode::Scan,
-                    (true, true) => Mode::SeededScan,
-                };
-                let percent = (rate * 100.0) as f32;
-                let params: Vec<Datum> = match (mode, try_key) {
-                    (Mode::Sample, _) => vec![percent.into_datum().unwrap()],
-                    (Mode::SeededSample, Some((key, repeatable))) => vec![
-                        percent.into_datum().unwrap(),
-                        key.as_slice().into_datum().unwrap(),
-                        repeatable.into_datum().unwrap(),
-                    ],
-                    (Mode::SeededScan, Some((key, _))) => {
-                        vec![key.as_slice().into_datum().unwrap()]
-                    }
-                    _ => vec![],
-                };
-                let (query, types) = statement(mode, &schema, &name, &alias);
-                let plan = prepared(relid, mode, query, &types);
-                run(plan, &params, try_key.is_some(), &mut kept, &mut stream);
-                if kept.seen >= k as u64 || scan {
-                    break;
-                }
-                rate = next_try_rate(rate, kept.seen, target);
-                kept.clear();
-                index += 1;
-            }
-            pg_sys::SPI_finish();
-        }
-
-        // The rows in a random order: the keys' (seeded), or shuffled.
-        if seed.is_some() {
-            kept.rows.sort_unstable_by_key(|&(key, _)| key);
+/// Runs the tries, each at a higher rate than the last, until one brings k rows or reads the
+/// whole table: `kept` then holds that try's k rows.
+unsafe fn sample(
+    fcinfo: FunctionCallInfo,
+    relid: pg_sys::Oid,
+    relkind: c_char,
+    seed: Option<&[u8]>,
+    kept: &mut Kept,
+    stream: &mut Stream,
+) {
+    // SAFETY: the relation is locked by `measure`; SPI is connected for the tries.
+    unsafe {
+        let k = kept.k as u64;
+        let mut size = Size::default();
+        measure(relid, relkind, &mut size);
+        let mut rows = if seed.is_some() {
+            size.rows_by_pages
         } else {
-            for i in (1..kept.rows.len()).rev() {
-                let j = stream.below_u64(i as u64 + 1) as usize;
-                kept.rows.swap(i, j);
-            }
+            size.rows
+        };
+        if rows < 1.0 {
+            // No pages here: empty, or a Citus table's coordinator, whose rows are on the
+            // workers. Sized for a million rows; the tries grow from there.
+            rows = 1e6;
         }
+        let target = exact_try_rows(k);
+        let mut rate = (target / rows).min(1.0);
+        let schema = owned(pg_sys::get_namespace_name(pg_sys::get_func_namespace(
+            (*(*fcinfo).flinfo).fn_oid,
+        )));
+        let schema = quoted(std::ffi::CString::new(schema).unwrap_or_default().as_ptr());
+        let (name, alias) = names(relid);
+        if pg_sys::SPI_connect() != pg_sys::SPI_OK_CONNECT as i32 {
+            error!("sample_rows could not connect to SPI");
+        }
+        let mut index = 0u32;
+        loop {
+            check_for_interrupts();
+            let scan = scan_is_cheaper(size.pages, rate, SLOTS_PER_PAGE);
+            let try_key = seed.map(|s| seeded_try(s, index));
+            let mode = Mode::of(scan, try_key.is_some());
+            let params = mode.params(rate, try_key);
+            let (query, types) = statement(mode, &schema, &name, &alias);
+            let plan = prepared(relid, mode, query, &types);
+            run(plan, &params, try_key.is_some(), kept, stream);
+            if kept.seen >= k || scan {
+                break;
+            }
+            rate = next_try_rate(rate, kept.seen, target);
+            kept.clear();
+            index += 1;
+        }
+        pg_sys::SPI_finish();
+    }
+}
+
+/// Hands the kept rows, in their order, to the caller as a materialized set.
+unsafe fn materialize(rsinfo: *mut pg_sys::ReturnSetInfo, typid: pg_sys::Oid, kept: &Kept) {
+    // SAFETY: the caller's ReturnSetInfo, checked by `materialize_mode`; the rows are whole-row
+    // values of the row type `typid`.
+    unsafe {
+        let query_memory = (*(*rsinfo).econtext).ecxt_per_query_memory;
         let old = pg_sys::MemoryContextSwitchTo(query_memory);
         let random_access = (*rsinfo).allowedModes
             & pg_sys::SetFunctionReturnMode::SFRM_Materialize_Random as i32
@@ -642,10 +736,8 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
             pg_sys::tuplestore_puttuple(store, &mut tuple);
         }
         pg_sys::MemoryContextSwitchTo(old);
-        pg_sys::MemoryContextDelete(memory);
         (*rsinfo).returnMode = pg_sys::SetFunctionReturnMode::SFRM_Materialize;
         (*rsinfo).setResult = store;
         (*rsinfo).setDesc = desc;
-        Datum::from(0)
     }
 }

@@ -19,6 +19,7 @@
 //! checked whole before they are accepted: their structure, the type of their values (one of the
 //! typed forms'), each value's length for fixed-length types and text's encoding.
 
+use super::partial::{bytea_of, merge, state_bytes, state_from_bytes, varlena_bytes};
 use super::*;
 
 use pgrx::varlena::{set_varsize_4b, varatt_is_1b_e, vartag_1b_e};

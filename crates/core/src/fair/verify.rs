@@ -5,6 +5,7 @@
 
 use super::{chain_hash, check_game, client_seeds, server_seed, Hash, Recorded, CHAIN_START};
 use crate::deal::SEATS;
+use crate::error::Error;
 
 /// A provably fair game of a desk as stored (so possibly tampered with), with what the desk's
 /// commitments say of it.
@@ -56,128 +57,14 @@ pub fn check_desk(
     games: impl IntoIterator<Item = StoredGame>,
     left_unrevealed: &[i32],
 ) -> Vec<Checked> {
-    let mut checked = Vec::new();
-    let mut previous = CHAIN_START;
-    let mut last_stored: Option<Vec<u8>> = None;
-    // The round and nonce the next game must have.
-    let mut expected: Option<(i32, i64)> = None;
-    for game in games {
-        let mut problems = Vec::new();
-        if game.dealt_after_reveal {
-            // The reveal records the time it held the desk's lock; a deal that started later
-            // waited for it and got the next commitment, unless the desk's row was rewritten.
-            problems.push(
-                "it was dealt after its commitment's server seed was revealed, when anyone could know the deal in advance".to_string(),
-            );
-        }
-        match (game.round, game.nonce) {
-            (None, _) => {
-                problems.push("its commitment is none of the desk's commitments".to_string())
-            }
-            (Some(r), Some(n)) => {
-                let want = match expected {
-                    Some((er, en)) if er == r => en,
-                    _ => 0,
-                };
-                if n != want {
-                    problems.push(format!(
-                        "its nonce is {n} where {want} comes next under its commitment: a game is missing or was changed"
-                    ));
-                }
-                expected = Some((r, n + 1));
-            }
-            (Some(_), None) => problems.push("it has no nonce".into()),
-        }
-        let cards: Option<Vec<Vec<i32>>> = game
-            .hands
-            .iter()
-            .map(|h| h.iter().copied().collect::<Option<Vec<i32>>>())
-            .collect();
-        // Three seeds are read; a record with another count is one a check must refuse.
-        let mut seeds: Vec<Option<Vec<u8>>> = game.client_seeds.iter().take(3).cloned().collect();
-        if game.client_seeds.len() != 3 {
-            seeds.push(None);
-        }
-        let seeds = client_seeds(&seeds);
-        let revealed_seed = game.revealed_seed.as_deref().map(server_seed);
-        let stored = game.chain_hash.as_deref();
-        // Protocol 2 chains the players, and a house seat's seed is fixed (empty).
-        let players = if game.protocol >= 2 {
-            let missing = game.players.iter().position(Option::is_none);
-            if let Some(seat) = missing {
-                problems.push(format!("it has no player in seat {}", seat + 1));
-            }
-            Some(game.players.map(|p| p.unwrap_or(0)))
-        } else {
-            None
-        };
-        if let Ok(seeds) = &seeds {
-            for &seat in &game.house_seats {
-                let index = usize::try_from(seat - 1).ok().filter(|&i| i < SEATS);
-                if index.is_some_and(|i| !seeds[i].is_empty()) {
-                    problems.push(format!(
-                        "seat {seat} is a house seat of its round, yet its client seed is not empty"
-                    ));
-                }
-            }
-        }
-        match (cards, seeds) {
-            (None, _) => problems.push("it holds a NULL card".into()),
-            (_, Err(e)) => problems.push(format!("its client seeds cannot be read: {}", e.message)),
-            (Some(cards), Ok(seeds)) => {
-                let record = Recorded {
-                    desk_id,
-                    commitment: &game.commitment,
-                    nonce: game.nonce.unwrap_or(-1),
-                    players,
-                    client_seeds: seeds,
-                    hands: [&cards[0], &cards[1], &cards[2], &cards[3]],
-                    leader: game.leader,
-                };
-                let seed = match &revealed_seed {
-                    Some(Ok(seed)) => Some(seed),
-                    Some(Err(e)) => {
-                        problems.push(format!("its revealed server seed is broken: {}", e.message));
-                        None
-                    }
-                    None => None,
-                };
-                problems.extend(check_game(&record, &previous, stored, seed));
-                // Where the stored hash is missing or malformed (reported above), the next game
-                // links to the hash this record gives.
-                if stored.and_then(|s| Hash::try_from(s).ok()).is_none() {
-                    previous = chain_hash(&previous, &record).unwrap_or(previous);
-                }
-            }
-        }
-        // The next game links to this one's stored hash, whether or not this record could be
-        // read: one broken record is reported once.
-        if let Some(hash) = stored.and_then(|s| Hash::try_from(s).ok()) {
-            previous = hash;
-        }
-        last_stored = game.chain_hash.clone();
-        let revealed = game.revealed_seed.is_some();
-        let verified = if !problems.is_empty() {
-            Some(false)
-        } else if revealed {
-            Some(true)
-        } else {
-            None
-        };
-        let problem = if problems.is_empty() {
-            (!revealed).then(|| "the server seed of its commitment is not revealed yet".to_string())
-        } else {
-            Some(problems.join("; "))
-        };
-        checked.push(Checked {
-            game_id: Some(game.game_id),
-            round: game.round,
-            nonce: game.nonce,
-            verified,
-            problem,
-        });
-    }
-    if head != last_stored.as_deref() {
+    let mut walk = Walk {
+        desk_id,
+        previous: CHAIN_START,
+        last_stored: None,
+        expected: None,
+    };
+    let mut checked: Vec<Checked> = games.into_iter().map(|game| walk.game(game)).collect();
+    if head != walk.last_stored.as_deref() {
         checked.push(Checked {
             game_id: None,
             round: None,
@@ -188,18 +75,185 @@ pub fn check_desk(
             ),
         });
     }
-    for &round in left_unrevealed {
-        checked.push(Checked {
-            game_id: None,
-            round: Some(round),
-            nonce: None,
-            verified: Some(false),
-            problem: Some(format!(
-                "round {round} was left without a reveal: the desk deals under it no more, yet its server seed is secret, so its games can never be checked"
-            )),
-        });
-    }
+    checked.extend(left_unrevealed.iter().map(|&round| Checked {
+        game_id: None,
+        round: Some(round),
+        nonce: None,
+        verified: Some(false),
+        problem: Some(format!(
+            "round {round} was left without a reveal: the desk deals under it no more, yet its server seed is secret, so its games can never be checked"
+        )),
+    }));
     checked
+}
+
+/// Where the walk along a desk's chain stands between two games.
+struct Walk {
+    desk_id: i32,
+    /// The hash the next game must follow.
+    previous: Hash,
+    /// The stored hash of the last game walked, which the desk's chain head must be.
+    last_stored: Option<Vec<u8>>,
+    /// The round and nonce the next game must have.
+    expected: Option<(i32, i64)>,
+}
+
+impl Walk {
+    /// Checks one game and moves past it. Its problems are listed in a fixed order: the time of
+    /// its deal, its round and nonce, its seats, then its record against the chain and seed.
+    fn game(&mut self, game: StoredGame) -> Checked {
+        let mut problems = Vec::new();
+        if game.dealt_after_reveal {
+            // The reveal records the time it held the desk's lock; a deal that started later
+            // waited for it and got the next commitment, unless the desk's row was rewritten.
+            problems.push(
+                "it was dealt after its commitment's server seed was revealed, when anyone could know the deal in advance".to_string(),
+            );
+        }
+        self.nonce(&game, &mut problems);
+        let seeds = seeds_as_read(&game);
+        let seeds = client_seeds(&seeds);
+        let players = players(&game, &mut problems);
+        if let Ok(seeds) = &seeds {
+            house_seeds(&game, seeds, &mut problems);
+        }
+        self.record(&game, players, seeds, &mut problems);
+        self.last_stored = game.chain_hash.clone();
+        verdict(&game, problems)
+    }
+
+    /// The game's nonce must follow the previous game's under the same commitment (0 under a
+    /// new one).
+    fn nonce(&mut self, game: &StoredGame, problems: &mut Vec<String>) {
+        match (game.round, game.nonce) {
+            (None, _) => {
+                problems.push("its commitment is none of the desk's commitments".to_string())
+            }
+            (Some(r), Some(n)) => {
+                let want = match self.expected {
+                    Some((er, en)) if er == r => en,
+                    _ => 0,
+                };
+                if n != want {
+                    problems.push(format!(
+                        "its nonce is {n} where {want} comes next under its commitment: a game is missing or was changed"
+                    ));
+                }
+                self.expected = Some((r, n + 1));
+            }
+            (Some(_), None) => problems.push("it has no nonce".into()),
+        }
+    }
+
+    /// The game's record against the chain (its hash after the previous game's) and, where its
+    /// commitment's seed is revealed, against the deal that seed gives; then the link the next
+    /// game must follow.
+    fn record(
+        &mut self,
+        game: &StoredGame,
+        players: Option<[i64; SEATS]>,
+        seeds: Result<[&[u8]; SEATS], Error>,
+        problems: &mut Vec<String>,
+    ) {
+        let cards: Option<Vec<Vec<i32>>> = game
+            .hands
+            .iter()
+            .map(|h| h.iter().copied().collect::<Option<Vec<i32>>>())
+            .collect();
+        let stored = game.chain_hash.as_deref();
+        match (cards, seeds) {
+            (None, _) => problems.push("it holds a NULL card".into()),
+            (_, Err(e)) => problems.push(format!("its client seeds cannot be read: {}", e.message)),
+            (Some(cards), Ok(seeds)) => {
+                let record = Recorded {
+                    desk_id: self.desk_id,
+                    commitment: &game.commitment,
+                    nonce: game.nonce.unwrap_or(-1),
+                    players,
+                    client_seeds: seeds,
+                    hands: [&cards[0], &cards[1], &cards[2], &cards[3]],
+                    leader: game.leader,
+                };
+                let seed = match game.revealed_seed.as_deref().map(server_seed) {
+                    Some(Ok(seed)) => Some(seed),
+                    Some(Err(e)) => {
+                        problems.push(format!("its revealed server seed is broken: {}", e.message));
+                        None
+                    }
+                    None => None,
+                };
+                problems.extend(check_game(&record, &self.previous, stored, seed.as_ref()));
+                // Where the stored hash is missing or malformed (reported above), the next game
+                // links to the hash this record gives.
+                if stored.and_then(|s| Hash::try_from(s).ok()).is_none() {
+                    self.previous = chain_hash(&self.previous, &record).unwrap_or(self.previous);
+                }
+            }
+        }
+        // The next game links to this one's stored hash, whether or not this record could be
+        // read: one broken record is reported once.
+        if let Some(hash) = stored.and_then(|s| Hash::try_from(s).ok()) {
+            self.previous = hash;
+        }
+    }
+}
+
+/// The game's client seeds as the check reads them: three are read; a record with another
+/// count is one a check must refuse, so it gets a missing fourth.
+fn seeds_as_read(game: &StoredGame) -> Vec<Option<Vec<u8>>> {
+    let mut seeds: Vec<Option<Vec<u8>>> = game.client_seeds.iter().take(3).cloned().collect();
+    if game.client_seeds.len() != 3 {
+        seeds.push(None);
+    }
+    seeds
+}
+
+/// The players the record chains: protocol 2 chains them, and each seat must have one.
+fn players(game: &StoredGame, problems: &mut Vec<String>) -> Option<[i64; SEATS]> {
+    if game.protocol < 2 {
+        return None;
+    }
+    if let Some(seat) = game.players.iter().position(Option::is_none) {
+        problems.push(format!("it has no player in seat {}", seat + 1));
+    }
+    Some(game.players.map(|p| p.unwrap_or(0)))
+}
+
+/// A house seat's client seed is fixed (empty).
+fn house_seeds(game: &StoredGame, seeds: &[&[u8]; SEATS], problems: &mut Vec<String>) {
+    for &seat in &game.house_seats {
+        let index = usize::try_from(seat - 1).ok().filter(|&i| i < SEATS);
+        if index.is_some_and(|i| !seeds[i].is_empty()) {
+            problems.push(format!(
+                "seat {seat} is a house seat of its round, yet its client seed is not empty"
+            ));
+        }
+    }
+}
+
+/// What the check says of a game with these problems: false with them all, else true where its
+/// seed is revealed, else none yet.
+fn verdict(game: &StoredGame, problems: Vec<String>) -> Checked {
+    let revealed = game.revealed_seed.is_some();
+    let verified = if !problems.is_empty() {
+        Some(false)
+    } else if revealed {
+        Some(true)
+    } else {
+        None
+    };
+    let problem = if problems.is_empty() {
+        (!revealed).then(|| "the server seed of its commitment is not revealed yet".to_string())
+    } else {
+        Some(problems.join("; "))
+    };
+    Checked {
+        game_id: Some(game.game_id),
+        round: game.round,
+        nonce: game.nonce,
+        verified,
+        problem,
+    }
 }
 
 #[cfg(test)]
