@@ -19,6 +19,7 @@ pub mod shuffle_ints; // docs/shuffle_ints.md
 pub mod spread; // docs/spread.md: shuffle_spread
                 // What they share:
 mod desk_store; // every statement on the desk and provably fair tables
+mod documents; // the JSON documents of deals, receipts and publications
 mod installed; // which release's tables a database has
 mod results; // building result arrays and text in place
 mod statements; // running statements: kept plans, qualified names, reading by name

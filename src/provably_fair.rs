@@ -22,8 +22,11 @@ use pgrx::datum::Interval;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
+use pgrx::JsonB;
 
 use crate::desk_store::{DeskStore, FairRecord, FairState, RoundRules, Seats};
+use crate::documents::{self, Publication, Receipt};
+use crate::results::Built;
 use crate::statements::ExtensionSchema;
 use crate::text::{utf8_of, TextBytes, Utf8Texts};
 use crate::{changed_outside, ok_or_raise, raise};
@@ -696,25 +699,38 @@ fn fair_verify_desk(
 
 /// What the house publishes of a desk for its players to check their receipts against: its
 /// rounds with their rules and, once revealed, their seeds; its provably fair games in chain
-/// order; its chain head (docs/provably_fair.md).
+/// order; its chain head (docs/provably_fair.md). A [`Publication`].
 #[pg_extern(stable, strict, parallel_unsafe)]
-fn fair_publication(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> pgrx::JsonB {
-    with_desks(fcinfo, |desks| desks.publication(desk_id))
+fn fair_publication(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
+    let published = with_desks(fcinfo, |desks| desks.publication(desk_id));
+    let publication: Publication = documents::read(published.0, "publication")
+        .unwrap_or_else(|why| stored_otherwise(format!("desk {desk_id}: {why}")));
+    Built::<JsonB>::document(&publication)
 }
 
 /// The receipt of a stored provably fair game, as deal_cards notified it: read as the caller,
 /// so a game dealt by a transaction that has not committed is not there for a role other than
-/// the tables' owner (P0002, as for a game that does not exist).
+/// the tables' owner (P0002, as for a game that does not exist). A [`Receipt`].
 #[pg_extern(stable, strict, parallel_unsafe)]
-fn fair_receipt(game_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> pgrx::JsonB {
-    let (is_fair, receipt) =
+fn fair_receipt(game_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
+    let (is_fair, stored) =
         with_desks(fcinfo, |desks| desks.receipt(game_id)).unwrap_or_else(|| no_game(game_id));
     if !is_fair {
         raise(Error::invalid(format!(
             "game {game_id} was not dealt in provably fair mode: it has no receipt"
         )));
     }
-    receipt
+    let receipt: Receipt = documents::read(stored.0, "receipt")
+        .unwrap_or_else(|why| stored_otherwise(format!("game {game_id}: {why}")));
+    Built::<JsonB>::document(&receipt)
+}
+
+/// A stored game or round whose columns hold what no function of dealcards writes (XX001).
+fn stored_otherwise(why: String) -> ! {
+    changed_outside(
+        why,
+        "The desk's games or rounds were changed outside dealcards' functions.",
+    )
 }
 
 fn no_game(game_id: i64) -> ! {

@@ -14,6 +14,8 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
 };
 use pgrx::FromDatum;
 use pgrx::IntoDatum;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::scratch::advise_huge_pages;
@@ -226,8 +228,154 @@ impl Built<String> {
     }
 }
 
-/// A JSON value a function returns as jsonb, built straight into jsonb (no JSON text parsed),
-/// and printed as jsonb prints it.
+/// A JSON document a function returns as jsonb or sends as text: any value of a type deriving
+/// serde's `Serialize` (one struct per shape, as in [`crate::documents`]), turned into a JSON
+/// value by serde and from there built straight into jsonb (no JSON text parsed,
+/// [`Built::document`]) or printed as jsonb prints it ([`jsonb_text`]). Its numbers are
+/// integers, and its strings ASCII (true of hex and of times), which jsonb holds as they are in
+/// any database encoding.
+fn json_value<T: Serialize + ?Sized>(document: &T) -> Value {
+    serde_json::to_value(document).expect("a document's fields are JSON values, keyed by strings")
+}
+
+/// The text `jsonb_out` gives for this document: object keys in jsonb's order (shorter first,
+/// then byte by byte), `", "` between items and `": "` after keys.
+pub fn jsonb_text<T: Serialize + ?Sized>(document: &T) -> String {
+    let mut out = String::new();
+    write_value(&json_value(document), &mut out);
+    out
+}
+
+fn write_value(value: &Value, out: &mut String) {
+    use std::fmt::Write;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            // jsonb prints an integer as it was given; a fraction or an exponent it would print
+            // as numeric does, which a document never needs.
+            assert!(
+                n.is_i64() || n.is_u64(),
+                "a document's numbers are integers, not {n}"
+            );
+            write!(out, "{n}").expect("writing to a String")
+        }
+        Value::String(s) => write_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(fields) => {
+            let mut fields: Vec<(&String, &Value)> = fields.iter().collect();
+            fields.sort_by(|a, b| (a.0.len(), a.0).cmp(&(b.0.len(), b.0)));
+            out.push('{');
+            for (i, (key, value)) in fields.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_json_string(out, key);
+                out.push_str(": ");
+                write_value(value, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Pushes a JSON value into a jsonb under construction (which sorts an object's keys itself).
+///
+/// # Safety
+/// `state` is a jsonb parse state pushJsonbValue built, and `token` the token this value takes
+/// there (WJB_VALUE in an object, WJB_ELEM in an array; ignored for containers).
+unsafe fn push_value(
+    value: &Value,
+    state: &mut *mut pg_sys::JsonbParseState,
+    token: pg_sys::JsonbIteratorToken::Type,
+) -> *mut pg_sys::JsonbValue {
+    use pg_sys::JsonbIteratorToken::*;
+    // SAFETY: pushJsonbValue copies what it keeps of a scalar; the strings are palloc'd copies,
+    // the numerics palloc'd by int64_to_numeric or numeric_in, all in the current memory
+    // context.
+    unsafe {
+        match value {
+            Value::Array(items) => {
+                pg_sys::pushJsonbValue(state, WJB_BEGIN_ARRAY, std::ptr::null_mut());
+                for item in items {
+                    push_value(item, state, WJB_ELEM);
+                }
+                pg_sys::pushJsonbValue(state, WJB_END_ARRAY, std::ptr::null_mut())
+            }
+            Value::Object(fields) => {
+                pg_sys::pushJsonbValue(state, WJB_BEGIN_OBJECT, std::ptr::null_mut());
+                for (key, value) in fields {
+                    let mut k = string_value(key);
+                    pg_sys::pushJsonbValue(state, WJB_KEY, &mut k);
+                    push_value(value, state, WJB_VALUE);
+                }
+                pg_sys::pushJsonbValue(state, WJB_END_OBJECT, std::ptr::null_mut())
+            }
+            scalar => {
+                let mut v = scalar_value(scalar);
+                pg_sys::pushJsonbValue(state, token, &mut v)
+            }
+        }
+    }
+}
+
+/// A scalar as a jsonb value, allocated in the current memory context.
+///
+/// # Safety
+/// Allocates in the current memory context.
+unsafe fn scalar_value(value: &Value) -> pg_sys::JsonbValue {
+    // SAFETY: int64_to_numeric and numeric_in return a palloc'd numeric (numeric_in reads the
+    // number as jsonb_in would, from the NUL-terminated text alive during the call).
+    unsafe {
+        match value {
+            // A null's value is not read: all zeroes, as any.
+            Value::Null => pg_sys::JsonbValue {
+                type_: pg_sys::jbvType::jbvNull,
+                val: std::mem::zeroed(),
+            },
+            Value::Bool(b) => pg_sys::JsonbValue {
+                type_: pg_sys::jbvType::jbvBool,
+                val: pg_sys::JsonbValue__bindgen_ty_1 { boolean: *b },
+            },
+            Value::Number(n) => {
+                let numeric = match n.as_i64() {
+                    Some(i) => pg_sys::int64_to_numeric(i),
+                    None => {
+                        let text = std::ffi::CString::new(n.to_string())
+                            .expect("a number's text holds no NUL");
+                        pgrx::direct_function_call_as_datum(
+                            pg_sys::numeric_in,
+                            &[
+                                Some(pg_sys::Datum::from(text.as_ptr())),
+                                Some(pg_sys::Datum::from(0u32)),
+                                Some(pg_sys::Datum::from(-1i32)),
+                            ],
+                        )
+                        .expect("numeric_in returns a numeric")
+                        .cast_mut_ptr()
+                    }
+                };
+                pg_sys::JsonbValue {
+                    type_: pg_sys::jbvType::jbvNumeric,
+                    val: pg_sys::JsonbValue__bindgen_ty_1 { numeric },
+                }
+            }
+            Value::String(s) => string_value(s),
+            Value::Array(_) | Value::Object(_) => unreachable!("a container is not a scalar"),
+        }
+    }
+}
+
+/// A JSON value put together field by field: printed and built as a document is.
 pub enum Json<'a> {
     Int(i64),
     Str(&'a str),
@@ -236,93 +384,34 @@ pub enum Json<'a> {
     Object(Vec<(&'a str, Json<'a>)>),
 }
 
-impl Json<'_> {
-    /// The text `jsonb_out` gives for this value: object keys in jsonb's order (shorter first,
-    /// then byte by byte), `", "` between items and `": "` after keys.
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-
-    fn write(&self, out: &mut String) {
-        use std::fmt::Write;
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
         match self {
-            Json::Int(i) => write!(out, "{i}").expect("writing to a String"),
-            Json::Str(s) => write_json_string(out, s),
+            Json::Int(i) => serializer.serialize_i64(*i),
+            Json::Str(s) => serializer.serialize_str(s),
             Json::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item.write(out);
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
                 }
-                out.push(']');
+                seq.end()
             }
             Json::Object(fields) => {
-                let mut fields: Vec<&(&str, Json)> = fields.iter().collect();
-                fields.sort_by(|a, b| (a.0.len(), a.0).cmp(&(b.0.len(), b.0)));
-                out.push('{');
-                for (i, (key, value)) in fields.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write_json_string(out, key);
-                    out.push_str(": ");
-                    value.write(out);
+                let mut map = serializer.serialize_map(Some(fields.len()))?;
+                for (key, value) in fields {
+                    map.serialize_entry(key, value)?;
                 }
-                out.push('}');
+                map.end()
             }
         }
     }
+}
 
-    /// Pushes this value into a jsonb under construction.
-    ///
-    /// # Safety
-    /// `state` is a jsonb parse state pushJsonbValue built, and `token` the token this value
-    /// takes there (WJB_VALUE in an object, WJB_ELEM in an array; ignored for containers).
-    unsafe fn push(
-        &self,
-        state: &mut *mut pg_sys::JsonbParseState,
-        token: pg_sys::JsonbIteratorToken::Type,
-    ) -> *mut pg_sys::JsonbValue {
-        use pg_sys::JsonbIteratorToken::*;
-        // SAFETY: pushJsonbValue copies what it keeps of a scalar; the strings are palloc'd
-        // copies, the numerics palloc'd by int64_to_numeric, all in the current memory context.
-        unsafe {
-            match self {
-                Json::Int(i) => {
-                    let mut v = pg_sys::JsonbValue {
-                        type_: pg_sys::jbvType::jbvNumeric,
-                        val: pg_sys::JsonbValue__bindgen_ty_1 {
-                            numeric: pg_sys::int64_to_numeric(*i),
-                        },
-                    };
-                    pg_sys::pushJsonbValue(state, token, &mut v)
-                }
-                Json::Str(s) => {
-                    let mut v = string_value(s);
-                    pg_sys::pushJsonbValue(state, token, &mut v)
-                }
-                Json::Array(items) => {
-                    pg_sys::pushJsonbValue(state, WJB_BEGIN_ARRAY, std::ptr::null_mut());
-                    for item in items {
-                        item.push(state, WJB_ELEM);
-                    }
-                    pg_sys::pushJsonbValue(state, WJB_END_ARRAY, std::ptr::null_mut())
-                }
-                Json::Object(fields) => {
-                    pg_sys::pushJsonbValue(state, WJB_BEGIN_OBJECT, std::ptr::null_mut());
-                    for (key, value) in fields {
-                        let mut k = string_value(key);
-                        pg_sys::pushJsonbValue(state, WJB_KEY, &mut k);
-                        value.push(state, WJB_VALUE);
-                    }
-                    pg_sys::pushJsonbValue(state, WJB_END_OBJECT, std::ptr::null_mut())
-                }
-            }
-        }
+impl Json<'_> {
+    /// The text `jsonb_out` gives for this value ([`jsonb_text`]).
+    pub fn text(&self) -> String {
+        jsonb_text(self)
     }
 }
 
@@ -375,16 +464,17 @@ fn write_json_string(out: &mut String, s: &str) {
 }
 
 impl Built<pgrx::JsonB> {
-    /// `value` as a jsonb datum, built without parsing JSON text.
-    pub fn jsonb(value: &Json) -> Self {
+    /// A document as a jsonb datum, built without parsing JSON text.
+    pub fn document<T: Serialize + ?Sized>(document: &T) -> Self {
+        let value = json_value(document);
         // SAFETY: a scalar alone is pushed as a one-element raw array, as jsonb_in does; the
         // value pushJsonbValue returns for the outermost container (or that array) is what
         // JsonbValueToJsonb turns into a palloc'd jsonb.
         let datum = unsafe {
             let mut state: *mut pg_sys::JsonbParseState = std::ptr::null_mut();
-            let root = match value {
-                Json::Array(_) | Json::Object(_) => {
-                    value.push(&mut state, pg_sys::JsonbIteratorToken::WJB_VALUE)
+            let root = match &value {
+                Value::Array(_) | Value::Object(_) => {
+                    push_value(&value, &mut state, pg_sys::JsonbIteratorToken::WJB_VALUE)
                 }
                 scalar => {
                     let mut raw = pg_sys::JsonbValue {
@@ -402,7 +492,7 @@ impl Built<pgrx::JsonB> {
                         pg_sys::JsonbIteratorToken::WJB_BEGIN_ARRAY,
                         &mut raw,
                     );
-                    scalar.push(&mut state, pg_sys::JsonbIteratorToken::WJB_ELEM);
+                    push_value(scalar, &mut state, pg_sys::JsonbIteratorToken::WJB_ELEM);
                     pg_sys::pushJsonbValue(
                         &mut state,
                         pg_sys::JsonbIteratorToken::WJB_END_ARRAY,
@@ -417,6 +507,11 @@ impl Built<pgrx::JsonB> {
             sql_type: PhantomData,
         }
     }
+
+    /// `value` as a jsonb datum ([`Built::document`]).
+    pub fn jsonb(value: &Json) -> Self {
+        Self::document(value)
+    }
 }
 
 #[cfg(any(test, feature = "pg_test"))]
@@ -425,9 +520,9 @@ mod tests {
     use super::*;
     use pgrx::prelude::*;
 
-    /// What jsonb_out prints of a Json value built into jsonb: what Json::text must equal.
-    fn printed(value: &Json) -> String {
-        let built = Built::<pgrx::JsonB>::jsonb(value);
+    /// What jsonb_out prints of a document built into jsonb: what jsonb_text must equal.
+    fn printed<T: Serialize>(document: &T) -> String {
+        let built = Built::<pgrx::JsonB>::document(document);
         // SAFETY: jsonb_out takes the non-NULL jsonb just built and returns a cstring.
         unsafe {
             let out: &std::ffi::CStr =
@@ -437,16 +532,24 @@ mod tests {
         }
     }
 
+    /// What jsonb_in then jsonb_out make of a JSON text: the document jsonb reads from it.
+    fn reread(text: &str) -> String {
+        Spi::get_one_with_args::<String>("SELECT $1::jsonb::text", &[text.into()])
+            .unwrap()
+            .unwrap()
+    }
+
+    const NASTY: &str = "a\"b\\c\nd\te\u{1}f\u{8}g\u{c}h\ri Zoë 牌 🂡";
+
     #[pg_test]
     fn json_prints_as_jsonb_prints_it() {
-        let nasty = "a\"b\\c\nd\te\u{1}f\u{8}g\u{c}h\ri Zoë 牌 🂡";
         let values = [
             Json::Object(vec![
                 ("nonce", Json::Int(0)),
                 ("desk", Json::Int(-7)),
                 (
                     "client_seeds",
-                    Json::Array(vec![Json::Str(nasty), Json::Str("")]),
+                    Json::Array(vec![Json::Str(NASTY), Json::Str("")]),
                 ),
                 ("game", Json::Int(i64::MAX)),
                 ("a\"key", Json::Object(vec![])),
@@ -457,12 +560,69 @@ mod tests {
             ]),
             Json::Array(vec![]),
             Json::Int(42),
-            Json::Str(nasty),
+            Json::Str(NASTY),
         ];
         for value in &values {
             assert_eq!(value.text(), printed(value));
+            assert_eq!(value.text(), reread(&serde_json::to_string(value).unwrap()));
         }
         // The check can fail: another value prints otherwise.
         assert_ne!(Json::Int(1).text(), printed(&Json::Int(2)));
+    }
+
+    /// A document of every kind of field a derived struct has.
+    #[derive(Serialize)]
+    struct Document {
+        desk: i32,
+        chain_head: Option<String>,
+        seeds_required: bool,
+        revealed: Option<bool>,
+        max_deals: u64,
+        players: [Option<i64>; 3],
+        cards: Vec<Vec<i32>>,
+        inner: Inner,
+        #[serde(rename = "a\"key")]
+        quoted: Vec<Inner>,
+    }
+
+    #[derive(Serialize)]
+    struct Inner {
+        zz: String,
+        a: Option<i16>,
+    }
+
+    #[pg_test]
+    fn documents_print_as_jsonb_prints_them() {
+        let document = Document {
+            desk: -3,
+            chain_head: None,
+            seeds_required: true,
+            revealed: Some(false),
+            max_deals: u64::MAX,
+            players: [Some(i64::MIN), None, Some(0)],
+            cards: vec![vec![], vec![54, 1]],
+            inner: Inner {
+                zz: NASTY.into(),
+                a: None,
+            },
+            quoted: vec![Inner {
+                zz: String::new(),
+                a: Some(-1),
+            }],
+        };
+        let text = jsonb_text(&document);
+        assert_eq!(text, printed(&document));
+        assert_eq!(text, reread(&serde_json::to_string(&document).unwrap()));
+        // Keys shorter first, then byte by byte (the raw key, not its escaped text), inside
+        // nested objects too.
+        let start =
+            "{\"desk\": -3, \"a\\\"key\": [{\"a\": -1, \"zz\": \"\"}], \"cards\": [[], [54, 1]], ";
+        assert!(text.starts_with(start), "{text}");
+        // The check can fail: a field changed prints otherwise.
+        let other = Document {
+            revealed: None,
+            ..document
+        };
+        assert_ne!(text, printed(&other));
     }
 }

@@ -300,97 +300,111 @@ fn bytes_of_hex(hex: &str) -> Vec<u8> {
         .collect()
 }
 
-fn ints(value: &serde_json::Value) -> Vec<i32> {
-    value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_i64().unwrap() as i32)
-        .collect()
-}
-
-fn seeds(value: &serde_json::Value) -> Vec<Vec<u8>> {
-    value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().as_bytes().to_vec())
-        .collect()
-}
-
 /// Deals and chain hashes computed by tools/verify_deal.py, a separate implementation of
 /// docs/provably_fair.md that shares no code with this crate.
 const GOLDEN: &str = include_str!("../../../../tests/reference/fair_golden.json");
 
+/// tests/reference/fair_golden.json, as tests/reference/fair_golden.py writes it: any other
+/// field is refused, so that none goes unchecked.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Golden {
+    #[allow(dead_code)]
+    about: String,
+    deals: Vec<GoldenDeal>,
+    chain: Vec<GoldenLink>,
+}
+
+/// A deal: its inputs, the commitment, deal message and key, and what it deals.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoldenDeal {
+    name: String,
+    server_seed: String,
+    commitment: String,
+    client_seeds: [String; 3],
+    nonce: u64,
+    message: String,
+    key: String,
+    p1_cards: Vec<i32>,
+    p2_cards: Vec<i32>,
+    p3_cards: Vec<i32>,
+    extra_cards: Vec<i32>,
+    leader: i64,
+}
+
+/// A link of a desk's chain: a recorded game (with its players from protocol 2 on), the hash
+/// before it and its own.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoldenLink {
+    name: String,
+    prev_hash: String,
+    desk: i32,
+    commitment: String,
+    nonce: i64,
+    players: Option<[i64; 3]>,
+    client_seeds: [String; 3],
+    p1_cards: Vec<i32>,
+    p2_cards: Vec<i32>,
+    p3_cards: Vec<i32>,
+    extra_cards: Vec<i32>,
+    leader: i16,
+    chain_hash: String,
+}
+
+fn golden() -> Golden {
+    serde_json::from_str(GOLDEN).unwrap()
+}
+
 #[test]
 fn golden_deals_of_the_independent_implementation() {
-    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
-    let deals = golden["deals"].as_array().unwrap();
+    let deals = golden().deals;
     assert!(deals.len() >= 5);
     for case in deals {
-        let name = case["name"].as_str().unwrap();
-        let seed = server_seed(&bytes_of_hex(case["server_seed"].as_str().unwrap())).unwrap();
-        let clients = seeds(&case["client_seeds"]);
-        let clients: [&[u8]; 3] = [&clients[0], &clients[1], &clients[2]];
-        let nonce = case["nonce"].as_u64().unwrap();
-        assert_eq!(hex(&commitment(&seed)), case["commitment"], "{name}");
-        assert_eq!(
-            hex(&deal_message(&clients, nonce)),
-            case["message"],
-            "{name}"
-        );
-        assert_eq!(
-            hex(&deal_key(&seed, &clients, nonce)),
-            case["key"],
-            "{name}"
-        );
+        let name = &case.name;
+        let seed = server_seed(&bytes_of_hex(&case.server_seed)).unwrap();
+        let clients = case.client_seeds.each_ref().map(|s| s.as_bytes());
+        let nonce = case.nonce;
+        assert_eq!(hex(&commitment(&seed)), case.commitment, "{name}");
+        assert_eq!(hex(&deal_message(&clients, nonce)), case.message, "{name}");
+        assert_eq!(hex(&deal_key(&seed, &clients, nonce)), case.key, "{name}");
         let dealt = deal(&seed, &clients, nonce);
-        assert_eq!(dealt.hands[0].to_vec(), ints(&case["p1_cards"]), "{name}");
-        assert_eq!(dealt.hands[1].to_vec(), ints(&case["p2_cards"]), "{name}");
-        assert_eq!(dealt.hands[2].to_vec(), ints(&case["p3_cards"]), "{name}");
-        assert_eq!(dealt.extra.to_vec(), ints(&case["extra_cards"]), "{name}");
-        assert_eq!(
-            i64::from(dealt.leader),
-            case["leader"].as_i64().unwrap(),
-            "{name}"
-        );
+        assert_eq!(dealt.hands[0].to_vec(), case.p1_cards, "{name}");
+        assert_eq!(dealt.hands[1].to_vec(), case.p2_cards, "{name}");
+        assert_eq!(dealt.hands[2].to_vec(), case.p3_cards, "{name}");
+        assert_eq!(dealt.extra.to_vec(), case.extra_cards, "{name}");
+        assert_eq!(i64::from(dealt.leader), case.leader, "{name}");
     }
 }
 
 #[test]
 fn golden_chain_hashes_of_the_independent_implementation() {
-    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
-    let links = golden["chain"].as_array().unwrap();
+    let links = golden().chain;
     assert!(!links.is_empty());
+    assert!(links.iter().any(|l| l.players.is_some()));
+    assert!(links.iter().any(|l| l.players.is_none()));
     for case in links {
-        let name = case["name"].as_str().unwrap();
-        let previous: Hash = bytes_of_hex(case["prev_hash"].as_str().unwrap())
-            .try_into()
-            .unwrap();
-        let commitment = bytes_of_hex(case["commitment"].as_str().unwrap());
-        let clients = seeds(&case["client_seeds"]);
-        let hands = ["p1_cards", "p2_cards", "p3_cards", "extra_cards"].map(|h| ints(&case[h]));
-        let players = case.get("players").map(|p| {
-            let p: Vec<i64> = p
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_i64().unwrap())
-                .collect();
-            [p[0], p[1], p[2]]
-        });
+        let name = &case.name;
+        let previous: Hash = bytes_of_hex(&case.prev_hash).try_into().unwrap();
+        let commitment = bytes_of_hex(&case.commitment);
         let game = Recorded {
-            desk_id: case["desk"].as_i64().unwrap() as i32,
+            desk_id: case.desk,
             commitment: &commitment,
-            nonce: case["nonce"].as_i64().unwrap(),
-            players,
-            client_seeds: [&clients[0], &clients[1], &clients[2]],
-            hands: [&hands[0], &hands[1], &hands[2], &hands[3]],
-            leader: case["leader"].as_i64().unwrap() as i16,
+            nonce: case.nonce,
+            players: case.players,
+            client_seeds: case.client_seeds.each_ref().map(|s| s.as_bytes()),
+            hands: [
+                &case.p1_cards,
+                &case.p2_cards,
+                &case.p3_cards,
+                &case.extra_cards,
+            ],
+            leader: case.leader,
         };
         assert_eq!(
             hex(&chain_hash(&previous, &game).unwrap()),
-            case["chain_hash"],
+            case.chain_hash,
             "{name}"
         );
     }
