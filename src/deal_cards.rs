@@ -6,8 +6,9 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum, JsonB};
 
 use crate::desk_store::{DeskStore, FairRecord, FairState, Seats};
+use crate::documents;
 use crate::provably_fair;
-use crate::results::{Built, IntArray, Json};
+use crate::results::{jsonb_text, Built, IntArray};
 use crate::statements::ExtensionSchema;
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
@@ -83,80 +84,49 @@ fn deal_hands(
 }
 
 /// A deal: the desk, the new game and its first bidder (the procedure's out message); in
-/// provably fair mode also the rest of the players' receipt: the round, its commitment, the
-/// nonce, the game's chain hash, and the players and client seeds (hex) of seats 1 to 3
-/// (docs/provably_fair.md).
+/// provably fair mode also what is recorded of it, from which its receipt
+/// ([`documents::Receipt`]) is written.
 struct Dealt {
     desk: i32,
     game: i64,
     leader: u8,
-    receipt: Option<Receipt>,
-}
-
-struct Receipt {
-    round: i32,
-    commitment: String,
-    nonce: i64,
-    chain_hash: String,
-    players: [i64; 3],
-    client_seeds: Vec<String>,
-}
-
-impl Receipt {
-    fn of(f: &FairRecord) -> Receipt {
-        Receipt {
-            round: f.round,
-            commitment: provably_fair::hex(&f.commitment),
-            nonce: f.nonce,
-            chain_hash: provably_fair::hex(&f.chain_hash),
-            players: f.players,
-            client_seeds: f
-                .client_seeds
-                .iter()
-                .map(|s| provably_fair::hex(s))
-                .collect(),
-        }
-    }
+    fair: Option<FairRecord>,
 }
 
 impl Dealt {
-    /// The whole deal: what the notification carries (the receipt, in provably fair mode).
-    fn json(&self) -> Json<'_> {
-        self.fields(true)
+    /// The whole deal, as jsonb prints it: what the notification carries (the receipt, in
+    /// provably fair mode).
+    fn notification(&self) -> String {
+        match &self.fair {
+            None => jsonb_text(&self.deal()),
+            Some(fair) => jsonb_text(&self.receipt(fair)),
+        }
     }
 
     /// What deal_cards returns. Where a provably fair deal's rows are hidden until its
     /// transaction commits (`unseen`), only what does not depend on the shuffle: the receipt
     /// without the first bidder and the chain hash, which come with the notification or from
     /// fair_receipt once the deal has committed. Otherwise the whole deal.
-    fn result(&self, unseen: bool) -> Json<'_> {
-        self.fields(self.receipt.is_none() || !unseen)
+    fn result(&self, unseen: bool) -> Built<JsonB> {
+        match &self.fair {
+            None => Built::<JsonB>::document(&self.deal()),
+            Some(fair) if unseen => Built::<JsonB>::document(&documents::UnseenReceipt::of_deal(
+                self.desk, self.game, fair,
+            )),
+            Some(fair) => Built::<JsonB>::document(&self.receipt(fair)),
+        }
     }
 
-    fn fields(&self, shuffled: bool) -> Json<'_> {
-        let mut fields = vec![
-            ("desk", Json::Int(self.desk.into())),
-            ("game", Json::Int(self.game)),
-        ];
-        if shuffled {
-            fields.push(("leader", Json::Int(self.leader.into())));
+    fn deal(&self) -> documents::Deal {
+        documents::Deal {
+            desk: self.desk,
+            game: self.game,
+            leader: self.leader,
         }
-        if let Some(r) = &self.receipt {
-            fields.extend([
-                ("round", Json::Int(r.round.into())),
-                ("commitment", Json::Str(&r.commitment)),
-                ("nonce", Json::Int(r.nonce)),
-                ("players", Json::Array(r.players.map(Json::Int).into())),
-                (
-                    "client_seeds",
-                    Json::Array(r.client_seeds.iter().map(|s| Json::Str(s)).collect()),
-                ),
-            ]);
-            if shuffled {
-                fields.push(("chain_hash", Json::Str(&r.chain_hash)));
-            }
-        }
-        Json::Object(fields)
+    }
+
+    fn receipt(&self, fair: &FairRecord) -> documents::Receipt {
+        documents::Receipt::of_deal(self.desk, self.game, self.leader, fair)
     }
 }
 
@@ -208,22 +178,21 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         );
         // 4. Record: the game, the desk's pointer to it, the opening bids and the note.
         let game = desks.record(desk_id, seats.as_ref(), &deal, fair.as_ref());
-        let receipt = fair.as_ref().map(Receipt::of);
         let dealt = Dealt {
             desk: desk_id,
             game,
             leader: deal.leader,
-            receipt,
+            fair,
         };
         (dealt, desks.tables().deals_unseen())
     });
     // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits. The
     // notification carries the value as jsonb prints it, without printing a jsonb.
     if NOTIFY.get() {
-        notify(desk_id, &dealt.json().text());
+        notify(desk_id, &dealt.notification());
     }
     // The result is built straight into jsonb.
-    Built::<JsonB>::jsonb(&dealt.result(unseen))
+    dealt.result(unseen)
 }
 
 /// Step 2 of a deal: the seats, where the record needs them read first (the lock's, if it read

@@ -17,9 +17,6 @@ use crate::provably_fair::hex;
 
 /// A deal out of provably fair mode: the desk, the new game and its first bidder. What
 /// deal_cards returns and notifies.
-// deal_cards writes the fields of its documents with `results::Json` (deal_cards.rs); these
-// types, held by the tests below to the same text, are for it to build them from.
-#[allow(dead_code)]
 #[derive(Debug, Serialize)]
 pub struct Deal {
     pub desk: i32,
@@ -49,7 +46,6 @@ pub struct Receipt {
 /// What deal_cards returns of a provably fair deal while its rows are hidden until its
 /// transaction commits: the receipt without what depends on the shuffle (the first bidder and
 /// the chain hash), which come with the notification or from fair_receipt.
-#[allow(dead_code)]
 #[derive(Debug, Serialize)]
 pub struct UnseenReceipt {
     pub desk: i32,
@@ -63,7 +59,6 @@ pub struct UnseenReceipt {
 
 impl Receipt {
     /// The receipt of a deal just recorded.
-    #[allow(dead_code)]
     pub fn of_deal(desk: i32, game: i64, leader: u8, fair: &FairRecord) -> Receipt {
         Receipt {
             desk,
@@ -79,7 +74,6 @@ impl Receipt {
     }
 }
 
-#[allow(dead_code)]
 impl UnseenReceipt {
     /// What deal_cards returns of a deal just recorded whose rows its caller cannot see yet.
     pub fn of_deal(desk: i32, game: i64, fair: &FairRecord) -> UnseenReceipt {

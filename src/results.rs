@@ -14,7 +14,7 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
 };
 use pgrx::FromDatum;
 use pgrx::IntoDatum;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 use dealcards_core::error::{Error, ErrorKind};
@@ -375,46 +375,6 @@ unsafe fn scalar_value(value: &Value) -> pg_sys::JsonbValue {
     }
 }
 
-/// A JSON value put together field by field: printed and built as a document is.
-pub enum Json<'a> {
-    Int(i64),
-    Str(&'a str),
-    Array(Vec<Json<'a>>),
-    /// Keys each once.
-    Object(Vec<(&'a str, Json<'a>)>),
-}
-
-impl Serialize for Json<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self {
-            Json::Int(i) => serializer.serialize_i64(*i),
-            Json::Str(s) => serializer.serialize_str(s),
-            Json::Array(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            Json::Object(fields) => {
-                let mut map = serializer.serialize_map(Some(fields.len()))?;
-                for (key, value) in fields {
-                    map.serialize_entry(key, value)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-impl Json<'_> {
-    /// The text `jsonb_out` gives for this value ([`jsonb_text`]).
-    pub fn text(&self) -> String {
-        jsonb_text(self)
-    }
-}
-
 /// A jsonb string value holding a palloc'd copy of `s`.
 ///
 /// # Safety
@@ -507,11 +467,6 @@ impl Built<pgrx::JsonB> {
             sql_type: PhantomData,
         }
     }
-
-    /// `value` as a jsonb datum ([`Built::document`]).
-    pub fn jsonb(value: &Json) -> Self {
-        Self::document(value)
-    }
 }
 
 #[cfg(any(test, feature = "pg_test"))]
@@ -540,35 +495,6 @@ mod tests {
     }
 
     const NASTY: &str = "a\"b\\c\nd\te\u{1}f\u{8}g\u{c}h\ri Zoë 牌 🂡";
-
-    #[pg_test]
-    fn json_prints_as_jsonb_prints_it() {
-        let values = [
-            Json::Object(vec![
-                ("nonce", Json::Int(0)),
-                ("desk", Json::Int(-7)),
-                (
-                    "client_seeds",
-                    Json::Array(vec![Json::Str(NASTY), Json::Str("")]),
-                ),
-                ("game", Json::Int(i64::MAX)),
-                ("a\"key", Json::Object(vec![])),
-                (
-                    "players",
-                    Json::Array(vec![Json::Int(i64::MIN), Json::Int(2)]),
-                ),
-            ]),
-            Json::Array(vec![]),
-            Json::Int(42),
-            Json::Str(NASTY),
-        ];
-        for value in &values {
-            assert_eq!(value.text(), printed(value));
-            assert_eq!(value.text(), reread(&serde_json::to_string(value).unwrap()));
-        }
-        // The check can fail: another value prints otherwise.
-        assert_ne!(Json::Int(1).text(), printed(&Json::Int(2)));
-    }
 
     /// A document of every kind of field a derived struct has.
     #[derive(Serialize)]
