@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite, on real PostgreSQL servers of every major in PG_VERSIONS (all supported ones
 # unless narrowed: PG_VERSIONS="15 17" make test):
-#   1. cargo fmt --check and cargo clippy -D warnings, and the unit tests of the pgrx-free crates
+#   1. cargo fmt --check and cargo clippy -D warnings, the functions' lengths, and the unit tests of
+#      the pgrx-free crates
 #      (crates/core, crates/fairness: no server needed)
 #   then, for each major:
 #   2. cargo pgrx test: the extension crate's unit tests and #[pg_test]s (a server of pgrx's own)
@@ -31,6 +32,9 @@ cargo fmt --all -- --check
 say "cargo clippy -D warnings"
 cargo clippy --all-targets --no-default-features --features "pg$first_major pg_test server_tests citus_tests ops_tests" -- -D warnings
 cargo clippy --all-targets -p dealcards-core -p dealcards-fairness -- -D warnings
+say "no function outside tests over 80 lines, deal_cards at most 60 (scripts/function_lengths.py)"
+python3 scripts/function_lengths.py
+python3 scripts/function_lengths.py --limit 60 src/deal_cards.rs
 say "unit tests of crates/core and crates/fairness"
 cargo test -p dealcards-core -p dealcards-fairness
 
