@@ -55,6 +55,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("fair_receipt", "SELECT fair_receipt(max(game_id))::text FROM game WHERE desk_id = 10"),
         ("dealcards_written_here", "SELECT bool_or(dealcards_written_here(xmin))::text FROM desk"),
         ("dealcards_distribute", "SELECT count(*) FROM dealcards_distribute()"),
+        ("dealcards_check", "SELECT count(*)::text FROM dealcards_check()"),
         ("dealcards_sync_sequences", "SELECT string_agg(s.sequence::text || ' ' || coalesce(s.largest_id::text, '-') || ' ' || s.next_id, ', ' ORDER BY s.sequence::text) FROM dealcards_sync_sequences() s"),
         ("shuffle_queue_up_next", "SELECT shuffle_queue_up_next(3)::text"),
         ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),

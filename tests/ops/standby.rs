@@ -13,9 +13,13 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 29] = [
+const READS: [(&str, &str); 30] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
+    (
+        "dealcards_check",
+        "SELECT count(*) FROM dealcards_check()",
+    ),
     ("hand_labels", "SELECT hand_labels(ARRAY[54, 1, 9])"),
     ("sort_hand", "SELECT sort_hand(ARRAY[54, 1, 9])"),
     ("deal_hands", "SELECT count(*) FROM deal_hands()"),
