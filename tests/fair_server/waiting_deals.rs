@@ -8,32 +8,25 @@ use postgres::Client;
 use crate::desks::{database_with_extension, deal, mode_on_without_seeds, parse_dealt, seat};
 use crate::server;
 
-/// Desk 1 of a new database `db` in provably fair mode, seats 1 and 2 taken, and seat 3 too
-/// if `third`; connection B, which has dealt there (so that its next deal reads the seats
-/// with the desk's lock, in one statement), deals while another transaction holds the desk: it
-/// runs `hold` (which must make B wait), then `change`, then commits. Returns B's deal and the
-/// superuser's connection.
-fn deal_that_waited(
-    db: &str,
-    third: bool,
-    hold: &str,
-    change: &str,
-) -> ((i32, i64, String, i64), Client) {
+/// Desk 1 of a new database `db` in provably fair mode with seats 1 to 3 taken, and two
+/// connections of the test's role, A and B, of which B has dealt there once (so that its next
+/// deal reads the seats with the desk's lock, in one statement). Returns the superuser's
+/// connection, A and B.
+fn dealt_once(db: &str) -> (Client, Client, Client) {
     let mut admin = database_with_extension(db);
     seat(&mut admin, 1, &[1, 2, 3]);
     mode_on_without_seeds(&mut admin, 1);
     let user = server::dsn_setting("user");
-    let mut a = server::connect_as(db, &user);
+    let a = server::connect_as(db, &user);
     let mut b = server::connect_as(db, &user);
     assert_eq!(parse_dealt(&deal(&mut b, 1)).3, 0);
-    if !third {
-        admin
-            .execute(
-                "DELETE FROM desk_player WHERE desk_id = 1 AND player_no = 3",
-                &[],
-            )
-            .unwrap();
-    }
+    (admin, a, b)
+}
+
+/// [`dealt_once`], then B deals while A's transaction holds the desk: A runs `hold` (which must
+/// make B wait), then `change`, then commits. Returns B's deal and the superuser's connection.
+fn deal_that_waited(db: &str, hold: &str, change: &str) -> ((i32, i64, String, i64), Client) {
+    let (admin, mut a, mut b) = dealt_once(db);
     let b_pid: i32 = b.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
 
     let mut tx = a.transaction().unwrap();
@@ -42,7 +35,7 @@ fn deal_that_waited(
     let waiting = thread::spawn(move || {
         sender.send(deal(&mut b, 1)).unwrap();
     });
-    let mut observer = server::connect_as(db, &user);
+    let mut observer = server::connect_as(db, &server::dsn_setting("user"));
     let blocked = server::waits_for_a_lock(&mut observer, b_pid);
     assert!(blocked, "{hold}: the deal did not wait for the desk");
     tx.batch_execute(change).unwrap();
@@ -84,7 +77,6 @@ fn third_seat_and_verified(admin: &mut Client, game: i64) -> (Option<i64>, Optio
 fn a_deal_that_waited_for_its_desk_deals_to_the_seats_as_they_are_then() {
     let (second, mut admin) = deal_that_waited(
         "dealcards_fair_wait",
-        true,
         "SELECT deal_cards(1)",
         "UPDATE desk_player SET player_id = 99 WHERE desk_id = 1 AND player_no = 3;
          SELECT set_client_seed(1, 3, 'sat down meanwhile')",
@@ -102,14 +94,7 @@ fn a_deal_that_waited_for_its_desk_deals_to_the_seats_as_they_are_then() {
 /// nothing (55000); once it has committed, the next deal deals to them.
 #[test]
 fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
-    let db = "dealcards_fair_wait_sit";
-    let mut admin = database_with_extension(db);
-    seat(&mut admin, 1, &[1, 2, 3]);
-    mode_on_without_seeds(&mut admin, 1);
-    let user = server::dsn_setting("user");
-    let mut a = server::connect_as(db, &user);
-    let mut b = server::connect_as(db, &user);
-    assert_eq!(parse_dealt(&deal(&mut b, 1)).3, 0);
+    let (mut admin, mut a, mut b) = dealt_once("dealcards_fair_wait_sit");
     admin
         .execute(
             "DELETE FROM desk_player WHERE desk_id = 1 AND player_no = 3",
@@ -141,7 +126,6 @@ fn a_deal_takes_the_seats_committed_when_it_starts_not_a_player_sitting_down() {
 fn a_deal_that_waited_for_a_lock_on_its_desk_deals_to_the_seats_as_they_are_then() {
     let (dealt, mut admin) = deal_that_waited(
         "dealcards_fair_wait_lock",
-        true,
         "SELECT FROM desk WHERE desk_id = 1 FOR UPDATE",
         "UPDATE desk_player SET player_id = 88 WHERE desk_id = 1 AND player_no = 3;
          SELECT set_client_seed(1, 3, 'took the seat meanwhile')",
