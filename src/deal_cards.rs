@@ -8,7 +8,7 @@ use pgrx::{pg_sys, IntoDatum, JsonB};
 use crate::desk_store::{DeskStore, FairRecord, FairState, Seats};
 use crate::documents;
 use crate::provably_fair;
-use crate::results::{jsonb_text, Built, IntArray};
+use crate::results::{Built, Document, IntArray};
 use crate::statements::ExtensionSchema;
 use crate::{check_for_interrupts, ok_or_raise};
 use dealcards_core::cards::{self, Hand};
@@ -94,12 +94,12 @@ struct Dealt {
 }
 
 impl Dealt {
-    /// The whole deal, as jsonb prints it: what the notification carries (the receipt, in
-    /// provably fair mode).
-    fn notification(&self) -> String {
+    /// The whole deal, as one document: what the notification carries, as jsonb prints it (the
+    /// receipt, in provably fair mode), and what deal_cards returns once its rows are visible.
+    fn whole(&self) -> Document {
         match &self.fair {
-            None => jsonb_text(&self.deal()),
-            Some(fair) => jsonb_text(&self.receipt(fair)),
+            None => Document::of(&self.deal()),
+            Some(fair) => Document::of(&self.receipt(fair)),
         }
     }
 
@@ -107,13 +107,12 @@ impl Dealt {
     /// transaction commits (`unseen`), only what does not depend on the shuffle: the receipt
     /// without the first bidder and the chain hash, which come with the notification or from
     /// fair_receipt once the deal has committed. Otherwise the whole deal.
-    fn result(&self, unseen: bool) -> Built<JsonB> {
+    fn result(&self, unseen: bool, whole: &Document) -> Built<JsonB> {
         match &self.fair {
-            None => Built::<JsonB>::document(&self.deal()),
             Some(fair) if unseen => Built::<JsonB>::document(&documents::UnseenReceipt::of_deal(
                 self.desk, self.game, fair,
             )),
-            Some(fair) => Built::<JsonB>::document(&self.receipt(fair)),
+            _ => Built::<JsonB>::of_document(whole),
         }
     }
 
@@ -188,11 +187,12 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
     });
     // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits. The
     // notification carries the value as jsonb prints it, without printing a jsonb.
+    let whole = dealt.whole();
     if NOTIFY.get() {
-        notify(desk_id, &dealt.notification());
+        notify(desk_id, &whole.text());
     }
-    // The result is built straight into jsonb.
-    dealt.result(unseen)
+    // The result is built straight into jsonb, from the same document where it is the whole deal.
+    dealt.result(unseen, &whole)
 }
 
 /// Step 2 of a deal: the seats, where the record needs them read first (the lock's, if it read

@@ -234,16 +234,28 @@ impl Built<String> {
 /// [`Built::document`]) or printed as jsonb prints it ([`jsonb_text`]). Its numbers are
 /// integers, and its strings ASCII (true of hex and of times), which jsonb holds as they are in
 /// any database encoding.
-fn json_value<T: Serialize + ?Sized>(document: &T) -> Value {
-    serde_json::to_value(document).expect("a document's fields are JSON values, keyed by strings")
+pub struct Document(Value);
+
+impl Document {
+    pub fn of<T: Serialize + ?Sized>(document: &T) -> Document {
+        Document(
+            serde_json::to_value(document)
+                .expect("a document's fields are JSON values, keyed by strings"),
+        )
+    }
+
+    /// The text `jsonb_out` gives for this document: object keys in jsonb's order (shorter
+    /// first, then byte by byte), `", "` between items and `": "` after keys.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        write_value(&self.0, &mut out);
+        out
+    }
 }
 
-/// The text `jsonb_out` gives for this document: object keys in jsonb's order (shorter first,
-/// then byte by byte), `", "` between items and `": "` after keys.
+/// The text `jsonb_out` gives for a document ([`Document::text`]).
 pub fn jsonb_text<T: Serialize + ?Sized>(document: &T) -> String {
-    let mut out = String::new();
-    write_value(&json_value(document), &mut out);
-    out
+    Document::of(document).text()
 }
 
 fn write_value(value: &Value, out: &mut String) {
@@ -426,15 +438,20 @@ fn write_json_string(out: &mut String, s: &str) {
 impl Built<pgrx::JsonB> {
     /// A document as a jsonb datum, built without parsing JSON text.
     pub fn document<T: Serialize + ?Sized>(document: &T) -> Self {
-        let value = json_value(document);
+        Self::of_document(&Document::of(document))
+    }
+
+    /// A document already turned into a JSON value, as a jsonb datum.
+    pub fn of_document(document: &Document) -> Self {
+        let value = &document.0;
         // SAFETY: a scalar alone is pushed as a one-element raw array, as jsonb_in does; the
         // value pushJsonbValue returns for the outermost container (or that array) is what
         // JsonbValueToJsonb turns into a palloc'd jsonb.
         let datum = unsafe {
             let mut state: *mut pg_sys::JsonbParseState = std::ptr::null_mut();
-            let root = match &value {
+            let root = match value {
                 Value::Array(_) | Value::Object(_) => {
-                    push_value(&value, &mut state, pg_sys::JsonbIteratorToken::WJB_VALUE)
+                    push_value(value, &mut state, pg_sys::JsonbIteratorToken::WJB_VALUE)
                 }
                 scalar => {
                     let mut raw = pg_sys::JsonbValue {
