@@ -96,6 +96,46 @@ const BATCH: i64 = 1000;
 thread_local! {
     /// This backend's statements, by relation and mode.
     static PREPARED: RefCell<HashMap<(u32, Mode), Prepared>> = RefCell::new(HashMap::new());
+    /// What this backend's unseeded tries of Citus tables brought, by relation.
+    static OBSERVED: RefCell<HashMap<u32, Observed>> = RefCell::new(HashMap::new());
+}
+
+/// What the unseeded tries of a relation whose rows are all in Citus shards brought: sums of the
+/// rows each brought and of the pages it could visit times its rate, halved at each try (their
+/// ratio is the rows a page holds). The coordinator has no statistics of the shards' rows, and
+/// the column types' estimate can be off by more than a try's margin (about 2 sqrt(k) rows)
+/// allows, which costs a second try over every shard. Which rows a call returns does not depend
+/// on its rate (a Bernoulli sample of any rate, cut down to k uniformly), and the rate comes
+/// from earlier calls' randomness alone, so the sample stays exact.
+#[derive(Clone, Copy, Default)]
+struct Observed {
+    rows: f64,
+    pages: f64,
+}
+
+/// Rows the kept sums must hold before their ratio sizes a try.
+const MIN_OBSERVED_ROWS: f64 = 30.0;
+
+impl Observed {
+    fn of(relid: pg_sys::Oid) -> Observed {
+        OBSERVED.with_borrow(|o| o.get(&relid.to_u32()).copied().unwrap_or_default())
+    }
+
+    fn rows_per_page(self) -> Option<f64> {
+        (self.rows >= MIN_OBSERVED_ROWS && self.pages > 0.0).then(|| self.rows / self.pages)
+    }
+
+    /// Adds a try that brought `rows` of `pages` pages at `rate`.
+    fn add(relid: pg_sys::Oid, rows: u64, pages: f64, rate: f64) {
+        OBSERVED.with_borrow_mut(|o| {
+            if o.len() >= MAX_PREPARED && !o.contains_key(&relid.to_u32()) {
+                o.clear();
+            }
+            let kept = o.entry(relid.to_u32()).or_default();
+            kept.rows = kept.rows / 2.0 + rows as f64;
+            kept.pages = kept.pages / 2.0 + pages * rate.min(1.0);
+        });
+    }
 }
 
 fn invalid(message: String) -> ! {
@@ -135,6 +175,9 @@ struct Size {
     rows: f64,
     /// Rows by the pages and the column types alone.
     rows_by_pages: f64,
+    /// Leaves without pages here, with the rows a page of theirs holds: on a Citus node, a
+    /// table whose rows are in shards (sized through Citus, [`size_remote`]), or an empty one.
+    remote: Vec<(pg_sys::Oid, f64)>,
 }
 
 /// The most rows of a relation's row width a page holds (as the planner's estimate for a table
@@ -195,6 +238,9 @@ unsafe fn measure(relid: pg_sys::Oid, relkind: c_char, size: &mut Size) {
                 let relpages = (*(*rel).rd_rel).relpages as f64;
                 let density = rows_per_page(rel);
                 pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+                if pages == 0.0 {
+                    size.remote.push((relid, density));
+                }
                 size.pages += pages;
                 size.rows_by_pages += density * pages;
                 size.rows += if pages == 0.0 {
@@ -209,6 +255,40 @@ unsafe fn measure(relid: pg_sys::Oid, relkind: c_char, size: &mut Size) {
             _ => {}
         }
     }
+}
+
+/// Adds to `size` the pages of the Citus tables among its leaves without pages here (a
+/// distributed or reference table on the coordinator, whose rows are in shards): the pages of
+/// their shards' main forks, `citus_relation_size`, and as many rows as the column types put on
+/// them (their statistics are the shards', which the coordinator does not have; unseeded calls
+/// then size from what earlier tries brought, [`Observed`]). Pages alone: the same table state
+/// gives the same size, for the seeded form. A leaf that is not a Citus table (an empty one)
+/// adds nothing. Not inside SPI.
+/// Whether every page counted is in Citus shards.
+unsafe fn size_remote(size: &mut Size) -> bool {
+    if size.remote.is_empty() {
+        return false;
+    }
+    // SAFETY: a catalog lookup.
+    let citus = unsafe { pg_sys::get_extension_oid(c"citus".as_ptr(), true) } != pg_sys::InvalidOid;
+    if !citus {
+        return false;
+    }
+    let local = size.pages;
+    for &(relid, density) in &size.remote {
+        check_for_interrupts();
+        let bytes = Spi::get_one_with_args::<f64>(
+            "SELECT pg_catalog.citus_relation_size(p.logicalrelid)::pg_catalog.float8
+               FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1::pg_catalog.oid",
+            &[relid.into()],
+        )
+        .unwrap_or_else(|e| error!("sample_rows could not size a Citus table: {e}"));
+        let pages = (bytes.unwrap_or(0.0) / pg_sys::BLCKSZ as f64).floor();
+        size.pages += pages;
+        size.rows += density * pages;
+        size.rows_by_pages += density * pages;
+    }
+    local == 0.0 && size.pages > 0.0
 }
 
 /// The relation's schema-qualified name and an alias for its rows that no column has.
@@ -669,16 +749,10 @@ unsafe fn sample(
         let k = kept.k as u64;
         let mut size = Size::default();
         measure(relid, relkind, &mut size);
-        let mut rows = if seed.is_some() {
-            size.rows_by_pages
-        } else {
-            size.rows
-        };
-        if rows < 1.0 {
-            // No pages here: empty, or a Citus table's coordinator, whose rows are on the
-            // workers. Sized for a million rows; the tries grow from there.
-            rows = 1e6;
-        }
+        // Unseeded tries of a table whose rows are all in Citus shards: what earlier ones
+        // brought sizes them, and each adds to it.
+        let observe = size_remote(&mut size) && seed.is_none();
+        let rows = first_try_rows(&size, seed.is_some(), observe.then(|| Observed::of(relid)));
         let target = exact_try_rows(k);
         let mut rate = (target / rows).min(1.0);
         let schema = owned(pg_sys::get_namespace_name(pg_sys::get_func_namespace(
@@ -699,6 +773,9 @@ unsafe fn sample(
             let (query, types) = statement(mode, &schema, &name, &alias);
             let plan = prepared(relid, mode, query, &types);
             run(plan, &params, try_key.is_some(), kept, stream);
+            if observe {
+                Observed::add(relid, kept.seen, size.pages, if scan { 1.0 } else { rate });
+            }
             if kept.seen >= k || scan {
                 break;
             }
@@ -707,6 +784,23 @@ unsafe fn sample(
             index += 1;
         }
         pg_sys::SPI_finish();
+    }
+}
+
+/// The rows a relation is taken to have when sizing its first try: seeded, by its pages and
+/// column types alone; otherwise by its statistics, or by what earlier tries brought where it
+/// has none here (`observed`, a Citus table); a million where it has no pages (empty, or a
+/// table whose size Citus could not give): the tries grow from there.
+fn first_try_rows(size: &Size, seeded: bool, observed: Option<Observed>) -> f64 {
+    let rows = match observed.and_then(Observed::rows_per_page) {
+        Some(per_page) => per_page * size.pages,
+        None if seeded => size.rows_by_pages,
+        None => size.rows,
+    };
+    if rows < 1.0 {
+        1e6
+    } else {
+        rows
     }
 }
 
