@@ -13,7 +13,8 @@
 //! more, it reads the whole table instead (every visible row, then k of them).
 //!
 //! The statements are prepared once per backend and relation, and kept (PostgreSQL's plan cache
-//! re-plans them after DDL); a call reads the relation's size from its relation cache entry.
+//! re-plans them after DDL); a call reads the relation's size from its relation cache entry, or
+//! for a Citus table, whose rows are in its shards, from Citus and what earlier tries brought.
 //!
 //! Without a seed, the sample's slots come from the backend's OS-keyed stream, and the reservoir
 //! from a stream keyed from it once per call. With a seed (32 bytes), try i has the key
