@@ -264,8 +264,7 @@ unsafe fn measure(relid: pg_sys::Oid, relkind: c_char, size: &mut Size) {
 /// them (their statistics are the shards', which the coordinator does not have; unseeded calls
 /// then size from what earlier tries brought, [`Observed`]). Pages alone: the same table state
 /// gives the same size, for the seeded form. A leaf that is not a Citus table (an empty one)
-/// adds nothing. Not inside SPI.
-/// Whether every page counted is in Citus shards.
+/// adds nothing. Not inside SPI. True when every page counted is in Citus shards.
 unsafe fn size_remote(size: &mut Size) -> bool {
     if size.remote.is_empty() {
         return false;
