@@ -4,27 +4,30 @@
 -- compares a database updated through this script with a fresh install, object for object.
 \echo Use "ALTER EXTENSION dealcards UPDATE TO '0.7.0'" to load this file. \quit
 
--- No role but the tables' owner sees a deal before the transaction that dealt commits, nor a
--- seed through a table-wide grant (sql/install/fair_unseen.sql says how: the policies below are
--- the same). On a Citus cluster, Citus would send each statement to the workers at once, while
+-- No role but the tables' owner sees a deal before the transaction that dealt commits, nor an
+-- unrevealed seed through a table-wide grant (sql/install/fair_unseen.sql says how: the policies
+-- below are the same). On a Citus cluster, Citus would send each statement to the workers at once, while
 -- their extension still lacks dealcards_written_here (the coordinator runs the whole update
 -- before the workers do). So every node puts row security and the policies on its own copies,
 -- with Citus's propagation off: the table, and the shards of it that the node holds; the
 -- coordinator's update comes first, then each worker's run of this script.
 DO $$
 DECLARE
+    -- (table, policy, what follows the table's name in CREATE POLICY)
     policy text[] := ARRAY[
-        'game', $p$fair_commitment IS NULL
+        'game', 'dealcards_deal_unseen', $p$USING (fair_commitment IS NULL
            OR state_no OPERATOR(pg_catalog.<>) 1 OR lord_no OPERATOR(pg_catalog.<>) 0
            OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
-        'bid_record', $p$rec_idx OPERATOR(pg_catalog.>) 0 OR rec_idx OPERATOR(pg_catalog.<) -1
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END) WITH CHECK (true)$p$,
+        'bid_record', 'dealcards_deal_unseen', $p$USING (rec_idx OPERATOR(pg_catalog.>) 0 OR rec_idx OPERATOR(pg_catalog.<) -1
            OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
-        'note', $p$note_type OPERATOR(pg_catalog.<>) 3 OR flag OPERATOR(pg_catalog.<>) 'y'::pg_catalog.bpchar
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END) WITH CHECK (true)$p$,
+        'note', 'dealcards_deal_unseen', $p$USING (note_type OPERATOR(pg_catalog.<>) 3 OR flag OPERATOR(pg_catalog.<>) 'y'::pg_catalog.bpchar
            OR CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN true
-                   ELSE NOT @extschema@.dealcards_written_here(xmin) END$p$,
-        'fair_seed', NULL];
+                   ELSE NOT @extschema@.dealcards_written_here(xmin) END) WITH CHECK (true)$p$,
+        'fair_seed', 'dealcards_revealed_seeds', $p$FOR SELECT USING (revealed_at IS NOT NULL
+           AND CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN false
+                    ELSE NOT @extschema@.dealcards_written_here(xmin) END)$p$];
     citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
     propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
     i int;
@@ -33,7 +36,7 @@ BEGIN
     IF citus THEN
         PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
     END IF;
-    FOR i IN 1 .. pg_catalog.array_length(policy, 1) BY 2 LOOP
+    FOR i IN 1 .. pg_catalog.array_length(policy, 1) BY 3 LOOP
         FOR rel IN
             SELECT pg_catalog.format('@extschema@.%I', policy[i])::pg_catalog.regclass
             UNION ALL
@@ -45,13 +48,11 @@ BEGIN
                AND c.relkind OPERATOR(pg_catalog.=) 'r'
         LOOP
             EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', rel);
-            IF policy[i + 1] IS NOT NULL
-               AND NOT EXISTS (SELECT FROM pg_catalog.pg_policy
-                                WHERE polrelid OPERATOR(pg_catalog.=) rel
-                                  AND polname OPERATOR(pg_catalog.=) 'dealcards_deal_unseen') THEN
-                EXECUTE pg_catalog.format(
-                    'CREATE POLICY dealcards_deal_unseen ON %s USING (%s) WITH CHECK (true)',
-                    rel, policy[i + 1]);
+            IF NOT EXISTS (SELECT FROM pg_catalog.pg_policy
+                            WHERE polrelid OPERATOR(pg_catalog.=) rel
+                              AND polname OPERATOR(pg_catalog.=) policy[i + 1]) THEN
+                EXECUTE pg_catalog.format('CREATE POLICY %I ON %s %s',
+                                          policy[i + 1], rel, policy[i + 2]);
             END IF;
         END LOOP;
     END LOOP;

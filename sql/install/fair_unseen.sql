@@ -32,7 +32,15 @@ CREATE POLICY dealcards_deal_unseen ON @extschema@.note
                    ELSE NOT @extschema@.dealcards_written_here(xmin) END)
     WITH CHECK (true);
 
--- The seeds: fair_seed grants nothing to any role but its owner, and row level security with no
--- policy keeps it so where a DBA grants more than that: a role given SELECT on every table of the
--- schema, or a member of pg_read_all_data (neither bypasses row security), reads no row of it.
+-- The seeds: fair_seed grants nothing to any role but its owner, and row level security keeps
+-- it so where a DBA grants more than that: a role given SELECT on every table of the schema, or a
+-- member of pg_read_all_data (neither bypasses row security), reads only the rounds whose reveal
+-- has committed, as everyone reads them through fair_commitment (not to the transaction that
+-- reveals, which could still undo the reveal; a row being checked before it is stored passes
+-- nothing). So a backup role's dump (pg_dump --enable-row-security) holds every revealed round
+-- and no unrevealed seed (docs/operations.md).
 ALTER TABLE @extschema@.fair_seed ENABLE ROW LEVEL SECURITY;
+CREATE POLICY dealcards_revealed_seeds ON @extschema@.fair_seed FOR SELECT
+    USING (revealed_at IS NOT NULL
+           AND CASE WHEN ctid OPERATOR(pg_catalog.=) '(4294967295,0)'::pg_catalog.tid THEN false
+                    ELSE NOT @extschema@.dealcards_written_here(xmin) END);
