@@ -255,7 +255,8 @@ fn fair_mode_on_v3(
 
 /// Takes a desk out of provably fair mode, revealing the round in force: its round and
 /// commitment (no row when the desk was not in the mode). The seed is in fair_commitment once
-/// this transaction has committed.
+/// this transaction has committed. A desk whose round has no unrevealed seed leaves the mode
+/// with a warning and no row: what mends it after a restore without the unrevealed seeds.
 #[pg_extern(name = "fair_mode_off", volatile, strict, parallel_unsafe)]
 fn fair_mode_off_v2(
     desk_id: i32,
@@ -265,8 +266,21 @@ fn fair_mode_off_v2(
         let (round, commitment) = desks.lock_commitment(desk_id)?;
         // First off the round, then the reveal: the desk never names a revealed round.
         desks.leave_fair_mode(desk_id);
-        reveal(desks, desk_id, round);
-        Some((round, commitment))
+        if desks.reveal(desk_id, round, now()) {
+            return Some((round, commitment));
+        }
+        // The desk named a round with no unrevealed seed here (a restore of a dump that left
+        // the unrevealed seeds out, or a desk rewritten by hand): nothing to reveal, and the
+        // desk deals nothing until it leaves the mode, which is this call's mend.
+        ereport!(
+            WARNING,
+            PgSqlErrorCode::ERRCODE_WARNING,
+            format!(
+                "desk {desk_id} named round {round}, which has no unrevealed server seed here: it leaves provably fair mode without a reveal"
+            ),
+            "dealcards_check() names such desks; fair_mode_on starts a new round."
+        );
+        None
     });
     TableIterator::new(revealed)
 }

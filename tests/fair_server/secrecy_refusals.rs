@@ -147,7 +147,9 @@ fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
 
 /// Roles a DBA grants more than the game server's: SELECT on every table of the schema (the
 /// usual read-only recipe), or membership of pg_read_all_data (reporting, monitoring and backup
-/// users). fair_seed has row security with no policy: they read it without error and get no row.
+/// users). fair_seed has row security with one policy: they read, without error, the rounds
+/// whose reveal has committed (public in fair_commitment too) and no round in force; nor the
+/// round their own transaction reveals, which it could still undo.
 #[test]
 fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
     let FairDesks {
@@ -163,31 +165,70 @@ fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
         .batch_execute(
             "GRANT pg_read_all_data TO dealcards_fair_reader_all;
              GRANT USAGE ON SCHEMA public TO dealcards_fair_reader_schema;
-             GRANT SELECT ON ALL TABLES IN SCHEMA public TO dealcards_fair_reader_schema;",
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO dealcards_fair_reader_schema;
+             -- What the functions that lock a desk need, so that the readers can reveal too.
+             GRANT UPDATE (cur_game_id) ON desk
+                TO dealcards_fair_reader_all, dealcards_fair_reader_schema;
+             INSERT INTO desk (desk_id) VALUES (3);
+             SELECT fair_mode_on(3, seeds_required => false);
+             SELECT * FROM fair_reveal(3);",
         )
         .unwrap();
-    // The owner sees the seeds: the readers' empty answers below are the policy's doing.
-    let stored: i64 = admin
-        .query_one("SELECT count(*) FROM fair_seed", &[])
-        .unwrap()
-        .get(0);
-    assert!(stored > 0);
+    // The owner sees every seed: desk 3's revealed round and the three in force.
+    let by_owner = |admin: &mut postgres::Client, revealed: bool| -> Vec<String> {
+        admin
+            .query(
+                "SELECT encode(server_seed, 'hex') FROM fair_seed
+                  WHERE (revealed_at IS NOT NULL) = $1 ORDER BY 1",
+                &[&revealed],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let in_force = by_owner(&mut admin, false);
+    // As received.rows gives them: each row as a record's text.
+    let revealed: Vec<String> = by_owner(&mut admin, true)
+        .iter()
+        .map(|seed| format!("({seed})"))
+        .collect();
+    assert_eq!((revealed.len(), in_force.len()), (1, 3));
     for role in ["dealcards_fair_reader_all", "dealcards_fair_reader_schema"] {
         let mut reader = server::connect_as(db, role);
-        for sql in [
-            "SELECT * FROM fair_seed",
+        let seen = received.rows(
+            &mut reader,
+            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+        );
+        assert_eq!(seen, revealed, "{role}");
+        let rows = received.rows(
+            &mut reader,
             "SELECT server_seed FROM fair_seed WHERE desk_id = 1",
-        ] {
-            let rows = received.rows(&mut reader, sql);
-            assert!(rows.is_empty(), "{role}: {sql}: {rows:?}");
-        }
+        );
+        assert!(rows.is_empty(), "{role}: {rows:?}");
         let mut copied = String::new();
         std::io::Read::read_to_string(
             &mut reader.copy_out("COPY fair_seed TO STDOUT").unwrap(),
             &mut copied,
         )
         .unwrap();
-        assert!(copied.is_empty(), "{role}: COPY fair_seed: {copied}");
+        assert_eq!(
+            copied.lines().count(),
+            1,
+            "{role}: COPY fair_seed: {copied}"
+        );
+        for seed in &in_force {
+            assert!(!copied.contains(seed.as_str()), "{role}: COPY fair_seed");
+        }
+        // A reveal in the reader's own transaction: the round stays hidden from it.
+        reader.batch_execute("BEGIN").unwrap();
+        received.rows(&mut reader, "SELECT round FROM fair_reveal(3)");
+        let seen = received.rows(
+            &mut reader,
+            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+        );
+        assert_eq!(seen, revealed, "{role}, in the revealing transaction");
+        reader.batch_execute("ROLLBACK").unwrap();
     }
     received.assert_none_of(&secrets);
 }

@@ -7,14 +7,15 @@
 //! joins the extension's tables, which is what lets a parallel restore load their rows side by
 //! side; a user's own key to `desk` and `game` is restored with them. The user's own index on an
 //! extension table, made where allowed, is not in the dump, as the docs say; such objects are
-//! refused unless allowed, and those on the user's own tables survive a restore.
+//! refused unless allowed, and those on the user's own tables survive a restore. A backup role
+//! that is not the owner dumps every row but the unrevealed seeds, and its dump restores.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use postgres::Client;
 
-use crate::dealing::{deal, game_of, populate, snapshot, verify_desk};
+use crate::dealing::{deal, game_of, populate, set_seeds, snapshot, verify_desk};
 use crate::servers::{bin_dir, rows, run, value, Cluster};
 
 fn create_database(cluster: &Cluster, name: &str) {
@@ -306,6 +307,118 @@ fn a_dump_of_the_oldest_major_restores_into_the_newest() {
     let last = value(&mut restored, "SELECT max(game_id) FROM game");
     let next = game_of(&deal(&mut restored, 1));
     assert!(next > last.parse::<i64>().unwrap(), "game {next}");
+}
+
+/// The hex of fair_seed's server seeds, revealed or not, as the owner reads them.
+fn seeds(client: &mut Client, revealed: bool) -> Vec<String> {
+    let sql = format!(
+        "SELECT encode(server_seed, 'hex') FROM fair_seed WHERE (revealed_at IS NOT NULL) = {revealed}"
+    );
+    rows(client, &sql)
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
+        .collect()
+}
+
+/// A backup role that is not the owner, as DBAs make one (LOGIN, pg_read_all_data), dumps the
+/// database as docs/operations.md says: with --enable-row-security (without it pg_dump stops at
+/// the first table with row security). The dump holds every row of every table of the
+/// extension and every sequence, but fair_seed's rounds in force: the revealed seeds are in it,
+/// no unrevealed one is. Restored by a superuser into a new database: the ordinary desks deal
+/// on; the provably fair desk, whose round in force stayed behind, deals nothing (XX001) and
+/// dealcards_check() names it, until fair_mode_off (a warning, no reveal) and fair_mode_on give
+/// it a new round; its revealed round's games verify, those of the round left behind do not.
+#[test]
+fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
+    let bin = bin_dir("DEALCARDS_OPS_PG_BIN");
+    let mut cluster = Cluster::init(&bin, "backup-role", &[]);
+    cluster.start();
+    let mut source = cluster.database_with_dealcards("src");
+    populate(&mut source);
+    source
+        .batch_execute("CREATE ROLE backup LOGIN; GRANT pg_read_all_data TO backup")
+        .unwrap();
+    let (unrevealed, revealed) = (seeds(&mut source, false), seeds(&mut source, true));
+    assert!(!unrevealed.is_empty() && !revealed.is_empty());
+    let archive = cluster.dir.join("backup-role.dump");
+    let by_backup = |extra: &[&str]| {
+        let mut command = cluster.client_tool(&bin, "pg_dump");
+        command
+            .env("PGUSER", "backup")
+            .args(extra)
+            .args(["-F", "c", "-f"])
+            .arg(&archive)
+            .arg("src");
+        command.output().unwrap()
+    };
+    let refused = by_backup(&[]);
+    assert!(
+        !refused.status.success()
+            && String::from_utf8_lossy(&refused.stderr).contains("row-level security"),
+        "pg_dump as the backup role without --enable-row-security: {refused:?}"
+    );
+    let dumped = by_backup(&["--enable-row-security"]);
+    assert!(dumped.status.success(), "{dumped:?}");
+    // What the archive holds, as text: the revealed seeds, no unrevealed one.
+    let mut text = cluster.client_tool(&bin, "pg_restore");
+    text.args(["-f", "-"]).arg(&archive);
+    let text = String::from_utf8_lossy(&run(text).stdout).into_owned();
+    for seed in &revealed {
+        assert!(
+            text.contains(seed.as_str()),
+            "a revealed seed is not in the dump"
+        );
+    }
+    for seed in &unrevealed {
+        assert!(
+            !text.contains(seed.as_str()),
+            "an unrevealed seed is in the dump"
+        );
+    }
+
+    create_database(&cluster, "from_backup");
+    restore(&bin, &cluster, &["-d", "from_backup"], &archive);
+    let mut restored = cluster.connect("from_backup");
+    let (expected, got) = (snapshot(&mut source), snapshot(&mut restored));
+    for (name, rows_there) in &expected {
+        let rows_here = got
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} not restored"));
+        if name.ends_with("fair_seed") {
+            let revealed_rows = value(
+                &mut source,
+                "SELECT COALESCE(string_agg(t::text, E'\\n' ORDER BY t::text), '')
+                   FROM fair_seed t WHERE revealed_at IS NOT NULL",
+            );
+            assert_eq!(rows_here, &revealed_rows, "{name}: the revealed rounds");
+        } else {
+            assert_eq!(rows_here, rows_there, "{name}");
+        }
+    }
+    // The ordinary desks deal on.
+    let last = value(&mut restored, "SELECT max(game_id) FROM game");
+    assert!(game_of(&deal(&mut restored, 1)) > last.parse::<i64>().unwrap());
+    // The provably fair desk: named, refused, mended.
+    let named = rows(
+        &mut restored,
+        "SELECT table_name, desk_id FROM dealcards_check()",
+    );
+    assert_eq!(
+        named,
+        vec![vec![Some("desk".to_string()), Some("10".to_string())]]
+    );
+    let refused = restored.query("SELECT deal_cards(10)", &[]).unwrap_err();
+    assert_eq!(
+        refused.code(),
+        Some(&postgres::error::SqlState::DATA_CORRUPTED)
+    );
+    let (games, verified, _, failed) = verify_desk(&mut restored, 10);
+    assert_eq!((games, verified, failed), (6, 3, 3), "fair_verify_desk(10)");
+    assert!(rows(&mut restored, "SELECT * FROM fair_mode_off(10)").is_empty());
+    value(&mut restored, "SELECT fair_mode_on(10) IS NOT NULL");
+    set_seeds(&mut restored, 10, "after the restore");
+    deal(&mut restored, 10);
+    assert!(rows(&mut restored, "SELECT * FROM dealcards_check()").is_empty());
 }
 
 /// Every object that hangs off one of the extension's tables: (table, kind, name).
