@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test test-citus test-ops test-package package bench bench-citus fairness fuzz setup install cluster stop clean
+.PHONY: demo test test-citus test-ops test-package package image bench bench-citus fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -22,6 +22,11 @@ test-ops: setup
 # (docs/operations.md#packages).
 package: setup
 	@scripts/package.sh
+
+# One OCI image per major from 18 on, for CloudNativePG's image volumes, into target/images/,
+# written without a container daemon (docs/operations.md#cloudnativepg).
+image: setup
+	@scripts/image.sh
 
 # Checks the packages of `make package`: their fields and files, apt-get install, pg_regress and
 # apt-get purge on the system's PostgreSQL 15, and the library loading into the other majors.

@@ -110,6 +110,11 @@ for major in $PG_VERSIONS; do
   # The package of the build installed above (make package builds the release ones).
   "$ROOT/scripts/package.sh" --profile server-test "$major"
   "$ROOT/scripts/test_package.sh" "$major"
+  # From 18 on, the CloudNativePG image of the same files (the operations suite runs a server
+  # from such an image's layer).
+  if [ "$major" -ge 18 ]; then
+    "$ROOT/scripts/image.sh" --staged "$major"
+  fi
 done
 
 "$ROOT/scripts/test_ops.sh"

@@ -1,7 +1,9 @@
 //! dealcards installed outside the server's own folders, as CloudNativePG mounts an extension's
 //! image (docs/operations.md): the control file and the SQL scripts in `<folder>/share/extension`,
 //! the library in `<folder>/lib`, found through `extension_control_path` (PostgreSQL 18 and later)
-//! and `dynamic_library_path`. On a copy of the installation with no dealcards file in it, the
+//! and `dynamic_library_path`. On the newest major the folder is the unpacked layer of the OCI
+//! image scripts/image.py writes (what `make image` runs), checked for its tag, labels, digests
+//! and files. On a copy of the installation with no dealcards file in it, the
 //! extension is created at its first release, updated to this one, loaded with `LOAD`, and passes
 //! the pg_regress suite. On the oldest major, which has no `extension_control_path`, the library
 //! alone lives outside (`dynamic_library_path`, what PostgreSQL 14 to 17 offer).
@@ -72,30 +74,32 @@ fn installation_without_dealcards(
         extension.display(),
         lib.display()
     );
-    std::fs::create_dir_all(image.join("share/extension")).unwrap();
-    std::fs::create_dir_all(image.join("lib")).unwrap();
     let library = lib.join(format!("dealcards{}", std::env::consts::DLL_SUFFIX));
-    std::fs::rename(
-        &library,
-        image.join("lib").join(library.file_name().unwrap()),
-    )
-    .unwrap();
     if control_outside {
-        for file in dealcards_files(&extension) {
-            std::fs::rename(
-                &file,
-                image
-                    .join("share/extension")
-                    .join(file.file_name().unwrap()),
-            )
-            .unwrap();
+        // The image `make image` writes, of the copy's files, unpacked as CloudNativePG mounts it.
+        let layout = dir.join("oci");
+        let expected = image_layout(&extension, &library, major_of(bin), &layout);
+        for file in dealcards_files(&copy) {
+            std::fs::remove_file(file).unwrap();
         }
         assert_eq!(
             dealcards_files(&copy),
             Vec::<PathBuf>::new(),
             "left in the copy"
         );
+        unpack(&layout, &image);
+        let unpacked: Vec<PathBuf> = dealcards_files(&image)
+            .iter()
+            .map(|f| f.strip_prefix(&image).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(unpacked, expected, "the image's files");
     } else {
+        std::fs::create_dir_all(image.join("lib")).unwrap();
+        std::fs::rename(
+            &library,
+            image.join("lib").join(library.file_name().unwrap()),
+        )
+        .unwrap();
         assert!(
             dealcards_files(&lib).is_empty(),
             "a dealcards library is left in {}",
@@ -103,6 +107,113 @@ fn installation_without_dealcards(
         );
     }
     (copy_bin, image)
+}
+
+/// Writes the image of the extension's files in `extension` and `library` for `major` into
+/// the OCI layout `layout` with scripts/image.py (what `make image` runs), checks the layout
+/// (its tag, labels and digests) and returns the files the image must hold, under `image/`.
+fn image_layout(extension: &Path, library: &Path, major: u32, layout: &Path) -> Vec<PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/image.py");
+    let output = run({
+        let mut c = Command::new("python3");
+        c.arg(script)
+            .arg("--extension-dir")
+            .arg(extension)
+            .arg("--library")
+            .arg(library)
+            .args(["--pg-major", &major.to_string(), "--distro", "bookworm"])
+            .arg("--out")
+            .arg(layout);
+        c
+    });
+    let tag = format!("{}-{major}-bookworm", env!("CARGO_PKG_VERSION"));
+    let printed = String::from_utf8(output.stdout).unwrap();
+    assert!(printed.starts_with(&format!("{tag} sha256:")), "{printed}");
+    let json = |path: PathBuf| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    let blob = |digest: &serde_json::Value| {
+        let digest = digest.as_str().unwrap();
+        let path = layout
+            .join("blobs/sha256")
+            .join(digest.strip_prefix("sha256:").unwrap());
+        assert_eq!(sha256(&path), digest, "{}", path.display());
+        path
+    };
+    let index = json(layout.join("index.json"));
+    let entry = &index["manifests"][0];
+    assert_eq!(
+        entry["annotations"]["org.opencontainers.image.ref.name"],
+        tag
+    );
+    let manifest = json(blob(&entry["digest"]));
+    let labels = &manifest["annotations"];
+    assert_eq!(
+        labels["io.cloudnativepg.image.base.pgmajor"],
+        major.to_string()
+    );
+    assert_eq!(labels["org.opencontainers.image.base.name"], "scratch");
+    let config = json(blob(&manifest["config"]["digest"]));
+    assert_eq!(&config["config"]["Labels"], labels);
+    assert_eq!(
+        manifest["layers"].as_array().unwrap().len(),
+        1,
+        "{manifest}"
+    );
+    blob(&manifest["layers"][0]["digest"]);
+    let mut expected: Vec<PathBuf> = dealcards_files(extension)
+        .iter()
+        .filter(|f| f.parent() == Some(extension))
+        .map(|f| Path::new("share/extension").join(f.file_name().unwrap()))
+        .chain([PathBuf::from("lib/dealcards.so")])
+        .collect();
+    expected.sort();
+    expected
+}
+
+/// The SHA-256 of a file, as an OCI digest.
+fn sha256(path: &Path) -> String {
+    let output = run({
+        let mut c = Command::new("sha256sum");
+        c.arg(path);
+        c
+    });
+    let text = String::from_utf8(output.stdout).unwrap();
+    format!("sha256:{}", text.split_whitespace().next().unwrap())
+}
+
+/// Unpacks the one layer of the image at `layout` into `into`, and checks that the layer's
+/// uncompressed digest is the config's diff id.
+fn unpack(layout: &Path, into: &Path) {
+    let json = |path: PathBuf| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    let blob = |digest: &serde_json::Value| {
+        layout
+            .join("blobs/sha256")
+            .join(digest.as_str().unwrap().strip_prefix("sha256:").unwrap())
+    };
+    let index = json(layout.join("index.json"));
+    let manifest = json(blob(&index["manifests"][0]["digest"]));
+    let config = json(blob(&manifest["config"]["digest"]));
+    let layer = blob(&manifest["layers"][0]["digest"]);
+    let tar = layout.join("layer.tar");
+    let output = run({
+        let mut c = Command::new("gzip");
+        c.arg("-dc").arg(&layer);
+        c
+    });
+    std::fs::write(&tar, output.stdout).unwrap();
+    assert_eq!(
+        sha256(&tar),
+        config["rootfs"]["diff_ids"][0].as_str().unwrap()
+    );
+    std::fs::create_dir_all(into).unwrap();
+    run({
+        let mut c = Command::new("tar");
+        c.arg("-xf").arg(&tar).arg("-C").arg(into);
+        c
+    });
 }
 
 /// Creates the extension at its first release in a new database, updates it to this release,
