@@ -23,6 +23,10 @@
 //! other server tests' runs leave out.
 #![cfg(feature = "ops_tests")]
 
+// The operations tests use its callable_functions alone.
+#[allow(dead_code)]
+#[path = "../server/catalog.rs"]
+mod catalog;
 mod dealing;
 #[path = "../server/notify.rs"]
 mod notify;

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use postgres::{Client, SimpleQueryMessage};
 
+use crate::catalog::callable_functions;
 use crate::dealing::{deal, game_of, populate, set_seeds, snapshot, verify_desk};
 use crate::servers::{bin_dir, free_port, major_of, rows, run_as_server_user, value, Cluster};
 
@@ -64,28 +65,6 @@ fn calls() -> Vec<(&'static str, String)> {
         .into_iter()
         .map(|(f, sql)| (f, sql.replace("{S}", SEED)))
         .collect()
-}
-
-/// The functions one calls by name (aggregates included), of the extension in this database:
-/// not the support functions of its aggregates and types, nor its triggers' and event triggers'.
-fn callable_functions(client: &mut Client) -> BTreeSet<String> {
-    rows(
-        client,
-        "SELECT DISTINCT p.proname::text
-           FROM pg_depend d
-           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
-           JOIN pg_proc p ON p.oid = d.objid
-          WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
-            AND p.prorettype NOT IN ('event_trigger'::regtype, 'trigger'::regtype)
-            AND NOT EXISTS (SELECT FROM pg_aggregate a
-                             WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
-                                             a.aggserialfn, a.aggdeserialfn))
-            AND NOT EXISTS (SELECT FROM pg_type t
-                             WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))",
-    )
-    .into_iter()
-    .map(|r| r[0].clone().unwrap())
-    .collect()
 }
 
 /// What each call of [`calls`] gives in this database (its SQLSTATE when it fails), for the

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use postgres::Client;
 
+use crate::catalog::callable_functions;
 use crate::dealing::populate;
 use crate::servers::{bin_dir, value, Cluster};
 
@@ -178,20 +179,7 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
 
     // Every function of the extension is one of the two lists, but what its aggregates and its
     // types call (their support functions), its trigger and its event triggers.
-    let functions: Vec<String> = on_primary
-        .query(
-            "SELECT DISTINCT p.proname::text FROM pg_proc p
-               JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
-                AND d.deptype = 'e'
-               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
-              WHERE p.prorettype NOT IN ('event_trigger'::regtype, 'trigger'::regtype)
-                AND p.proname !~ '^rows_agg_|_step$'",
-            &[],
-        )
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let functions = callable_functions(&mut on_primary);
     let listed: Vec<&str> = READS
         .iter()
         .chain(&WRITES)

@@ -103,3 +103,32 @@ pub fn statement_running_functions(client: &mut Client) -> BTreeSet<String> {
         .filter(|n| !PURE_FUNCTIONS.contains(&n.as_str()))
         .collect()
 }
+
+/// The functions one calls by name (aggregates included), of the extension in the database
+/// `client` is connected to: not the support functions of its aggregates and types, nor its
+/// triggers' and event triggers'. What the tests that call every function of the extension
+/// list (tests/ops/standby.rs, tests/ops/pg_upgrade.rs), so that a new function fails them until
+/// they call it.
+pub fn callable_functions(client: &mut Client) -> BTreeSet<String> {
+    client
+        .query(
+            "SELECT DISTINCT p.proname::text
+               FROM pg_catalog.pg_depend d
+               JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+               JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+              WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.deptype = 'e'
+                AND p.prorettype NOT IN ('pg_catalog.event_trigger'::pg_catalog.regtype,
+                                         'pg_catalog.trigger'::pg_catalog.regtype)
+                AND NOT EXISTS (SELECT FROM pg_catalog.pg_aggregate a
+                                 WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
+                                                 a.aggserialfn, a.aggdeserialfn))
+                AND NOT EXISTS (SELECT FROM pg_catalog.pg_type t
+                                 WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive,
+                                                 t.typsend))",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
