@@ -1,6 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both install what is
 # missing first (scripts/setup.sh) and are quick when everything is there.
-.PHONY: demo test test-citus test-ops test-package package image bench bench-citus fairness fuzz setup install cluster stop clean
+.PHONY: demo test test-citus test-ops test-package package image release bench bench-citus fairness fuzz setup install cluster stop clean
 
 demo:
 	@scripts/demo.sh
@@ -27,6 +27,11 @@ package: setup
 # written without a container daemon (docs/operations.md#cloudnativepg).
 image: setup
 	@scripts/image.sh
+
+# Every artifact of a release (packages, images, the PGXN zip, the verifier, SHA256SUMS), built
+# from HEAD and checked together, into target/release/<version>/ (scripts/release.sh).
+release: setup
+	@scripts/release.sh
 
 # Checks the packages of `make package`: their fields and files, apt-get install, pg_regress and
 # apt-get purge on the system's PostgreSQL 15, and the library loading into the other majors.
