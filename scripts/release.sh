@@ -60,10 +60,10 @@ for major in $PG_VERSIONS; do
     printed=$("$ROOT/scripts/image.sh" --staged "$major" | tail -1)
     layout=${printed%%:*}
     tag=$(basename "$layout")
-    python3 - "$layout" "$ROOT/target/image-stage/$major" <<'EOF' || exit 1
+    python3 - "$layout" "$ROOT/target/package-stage/$major/root" "$major" <<'EOF' || exit 1
 import gzip, hashlib, io, json, sys, tarfile
 from pathlib import Path
-layout, stage = Path(sys.argv[1]), Path(sys.argv[2])
+layout, root, major = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 def blob(digest):
     data = (layout / "blobs/sha256" / digest.split(":")[1]).read_bytes()
     assert "sha256:" + hashlib.sha256(data).hexdigest() == digest, digest
@@ -71,9 +71,11 @@ def blob(digest):
 manifest = json.loads(blob(json.load(open(layout / "index.json"))["manifests"][0]["digest"]))
 layer = tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(manifest["layers"][0]["digest"]))))
 held = {m.name: layer.extractfile(m).read() for m in layer.getmembers() if m.isfile()}
-wanted = {f"share/extension/{p.name}": p.read_bytes() for p in stage.glob("dealcards*")}
-library = next(Path(stage).parent.parent.glob(f"package-stage/{stage.name}/root/usr/lib/postgresql/*/lib/dealcards.so"))
-wanted["lib/dealcards.so"] = library.read_bytes()
+# What the package holds, and the earlier releases' install scripts.
+extension = root / f"usr/share/postgresql/{major}/extension"
+wanted = {f"share/extension/{p.name}": p.read_bytes()
+          for p in [*extension.glob("dealcards*"), *Path("sql/released").glob("dealcards--*.sql")]}
+wanted["lib/dealcards.so"] = (root / f"usr/lib/postgresql/{major}/lib/dealcards.so").read_bytes()
 if held != wanted:
     sys.exit(f"release: the image holds {sorted(held)}, the package {sorted(wanted)}")
 EOF
