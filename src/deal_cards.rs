@@ -360,34 +360,30 @@ mod tests {
         Spi::run("SELECT deal_cards(8)").unwrap();
     }
 
+    /// The players of a deal at `desk`, seats 1 to 3, as `p1,p2,p3`.
+    fn players_dealt(desk: i32) -> String {
+        let dealt = Spi::get_one_with_args::<pgrx::JsonB>("SELECT deal_cards($1)", &[desk.into()])
+            .unwrap()
+            .unwrap();
+        let game = dealt.0["game"].as_i64().unwrap();
+        Spi::get_one_with_args::<String>(
+            "SELECT concat_ws(',', p1_id, p2_id, p3_id) FROM game WHERE game_id = $1",
+            &[game.into()],
+        )
+        .unwrap()
+        .unwrap()
+    }
+
     /// A seat for a desk that does not exist (no key refuses it, docs/operations.md): the deals
     /// of other desks do not see it; once a desk of that id is made, it is that desk's seat.
     #[pg_test]
     fn a_seat_for_a_missing_desk_waits_for_its_desk() {
         Spi::run("INSERT INTO desk_player VALUES (12, 1, 201)").unwrap();
         seat_desk(11, &[(1, 111), (2, 112), (3, 113)]);
-        let game = one::<pgrx::JsonB>("SELECT deal_cards(11)").0["game"]
-            .as_i64()
-            .unwrap();
-        let players = Spi::get_one_with_args::<String>(
-            "SELECT concat_ws(',', p1_id, p2_id, p3_id) FROM game WHERE game_id = $1",
-            &[game.into()],
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(players, "111,112,113");
+        assert_eq!(players_dealt(11), "111,112,113");
         Spi::run("INSERT INTO desk (desk_id) VALUES (12)").unwrap();
         Spi::run("INSERT INTO desk_player VALUES (12, 2, 202), (12, 3, 203)").unwrap();
-        let game = one::<pgrx::JsonB>("SELECT deal_cards(12)").0["game"]
-            .as_i64()
-            .unwrap();
-        let players = Spi::get_one_with_args::<String>(
-            "SELECT concat_ws(',', p1_id, p2_id, p3_id) FROM game WHERE game_id = $1",
-            &[game.into()],
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(players, "201,202,203");
+        assert_eq!(players_dealt(12), "201,202,203");
     }
 
     #[pg_test]

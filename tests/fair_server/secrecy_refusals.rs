@@ -229,6 +229,38 @@ fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
         );
         assert_eq!(seen, revealed, "{role}, in the revealing transaction");
         reader.batch_execute("ROLLBACK").unwrap();
+        // The same in a savepoint rolled back, and in a DO block whose subtransactions reveal,
+        // look and are undone, over and over: a round seen there would fail the block.
+        reader.batch_execute("BEGIN; SAVEPOINT look").unwrap();
+        received.rows(&mut reader, "SELECT round FROM fair_reveal(3)");
+        let seen = received.rows(
+            &mut reader,
+            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+        );
+        assert_eq!(seen, revealed, "{role}, in the revealing savepoint");
+        reader
+            .batch_execute("ROLLBACK TO SAVEPOINT look; ROLLBACK")
+            .unwrap();
+        reader
+            .batch_execute(
+                "DO $$
+                 BEGIN
+                     FOR i IN 1 .. 5 LOOP
+                         BEGIN
+                             PERFORM fair_reveal(3);
+                             IF (SELECT count(*) FROM fair_seed) <> 1 THEN
+                                 RAISE EXCEPTION 'saw the round being revealed' USING ERRCODE = 'P0002';
+                             END IF;
+                             RAISE EXCEPTION 'undo' USING ERRCODE = 'P0003';
+                         EXCEPTION WHEN SQLSTATE 'P0003' THEN NULL;
+                         END;
+                     END LOOP;
+                 END
+                 $$",
+            )
+            .unwrap_or_else(|e| panic!("{role}, revealing in undone subtransactions: {e:?}"));
     }
+    // None of those reveals stayed: desk 3's round in force is the one of before.
+    assert_eq!(by_owner(&mut admin, false), in_force);
     received.assert_none_of(&secrets);
 }

@@ -129,15 +129,15 @@ fn image_layout(extension: &Path, library: &Path, major: u32, layout: &Path) -> 
     let tag = format!("{}-{major}-bookworm", env!("CARGO_PKG_VERSION"));
     let printed = String::from_utf8(output.stdout).unwrap();
     assert!(printed.starts_with(&format!("{tag} sha256:")), "{printed}");
-    let json = |path: PathBuf| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-    };
+    // Each blob of the layout is named by its digest.
     let blob = |digest: &serde_json::Value| {
-        let digest = digest.as_str().unwrap();
-        let path = layout
-            .join("blobs/sha256")
-            .join(digest.strip_prefix("sha256:").unwrap());
-        assert_eq!(sha256(&path), digest, "{}", path.display());
+        let path = blob_path(layout, digest);
+        assert_eq!(
+            sha256(&path),
+            digest.as_str().unwrap(),
+            "{}",
+            path.display()
+        );
         path
     };
     let index = json(layout.join("index.json"));
@@ -171,6 +171,19 @@ fn image_layout(extension: &Path, library: &Path, major: u32, layout: &Path) -> 
     expected
 }
 
+/// A JSON file of an image layout.
+fn json(path: PathBuf) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The file of the blob whose digest (`sha256:...`) is `digest`, in the layout `layout`.
+fn blob_path(layout: &Path, digest: &serde_json::Value) -> PathBuf {
+    let digest = digest.as_str().unwrap();
+    layout
+        .join("blobs/sha256")
+        .join(digest.strip_prefix("sha256:").unwrap())
+}
+
 /// The SHA-256 of a file, as an OCI digest.
 fn sha256(path: &Path) -> String {
     let output = run({
@@ -185,14 +198,7 @@ fn sha256(path: &Path) -> String {
 /// Unpacks the one layer of the image at `layout` into `into`, and checks that the layer's
 /// uncompressed digest is the config's diff id.
 fn unpack(layout: &Path, into: &Path) {
-    let json = |path: PathBuf| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-    };
-    let blob = |digest: &serde_json::Value| {
-        layout
-            .join("blobs/sha256")
-            .join(digest.as_str().unwrap().strip_prefix("sha256:").unwrap())
-    };
+    let blob = |digest: &serde_json::Value| blob_path(layout, digest);
     let index = json(layout.join("index.json"));
     let manifest = json(blob(&index["manifests"][0]["digest"]));
     let config = json(blob(&manifest["config"]["digest"]));
