@@ -376,9 +376,22 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
         );
     }
 
+    // A parallel restore of it holds the same rows as the serial one checked below.
+    create_database(&cluster, "from_backup_j4");
+    restore(
+        &bin,
+        &cluster,
+        &["-j", "4", "-d", "from_backup_j4"],
+        &archive,
+    );
     create_database(&cluster, "from_backup");
     restore(&bin, &cluster, &["-d", "from_backup"], &archive);
     let mut restored = cluster.connect("from_backup");
+    assert_eq!(
+        snapshot(&mut cluster.connect("from_backup_j4")),
+        snapshot(&mut restored),
+        "pg_restore -j 4 of the backup role's dump"
+    );
     let (expected, got) = (snapshot(&mut source), snapshot(&mut restored));
     for (name, rows_there) in &expected {
         let rows_here = got
