@@ -71,6 +71,7 @@ mod sql {
     statement!(SET_CLIENT_SEED_BEFORE_0_5, "set_client_seed_before_0_5.sql");
     statement!(SET_CLIENT_SEED_BEFORE_0_7, "set_client_seed_before_0_7.sql");
     statement!(FAIR_GAMES, "fair_games.sql");
+    statement!(FAIR_GAMES_BEFORE_0_7, "fair_games_before_0_7.sql");
     statement!(FAIR_GAMES_BEFORE_0_5, "fair_games_before_0_5.sql");
     statement!(ROUNDS_LEFT, "rounds_left.sql");
     statement!(GAME_DESK, "game_desk.sql");

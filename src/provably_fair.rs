@@ -33,7 +33,9 @@ use crate::{changed_outside, ok_or_raise, raise};
 use dealcards_core::deal::{DouDizhuDeal, SEATS};
 use dealcards_core::error::{Error, ErrorKind};
 use dealcards_core::fair::verify::{self, Checked};
-use dealcards_core::fair::{self, Hash, Recorded, ServerSeed, CHAIN_START};
+use dealcards_core::fair::{
+    self, Hash, Recorded, Rules, ServerSeed, CHAIN_START, UNIX_TO_POSTGRES_EPOCH_MICROS,
+};
 
 mod before_0_5;
 mod before_0_7;
@@ -476,6 +478,18 @@ struct KeptRound {
     reveal_by: Option<pg_sys::TimestampTz>,
 }
 
+impl KeptRound {
+    /// The rules protocol 3 chains.
+    fn rules(&self) -> Rules {
+        Rules {
+            house: self.house,
+            seeds_required: self.seeds_required,
+            max_deals: self.max_deals,
+            reveal_by: self.reveal_by.map(|by| by + UNIX_TO_POSTGRES_EPOCH_MICROS),
+        }
+    }
+}
+
 thread_local! {
     /// The round each desk (of a schema) was last dealt under in this backend, with its seed
     /// and rules. dealcards' functions point a desk only at an unrevealed round of its own, with
@@ -651,7 +665,16 @@ pub fn deal_at(
     // Checked seats are all taken.
     let players = seats.player_ids.map(|p| p.unwrap_or_default());
     let chained = (round.protocol >= 2).then_some(players);
-    let recorded = Recorded::of_deal(desk_id, &round.commitment, nonce, chained, seed_refs, &deal);
+    let rules = (round.protocol >= 3).then(|| round.rules());
+    let recorded = Recorded::of_deal(
+        desk_id,
+        &round.commitment,
+        nonce,
+        chained,
+        rules,
+        seed_refs,
+        &deal,
+    );
     let chain_hash = fair::chain_hash(&previous, &recorded).expect("a fresh deal hashes");
     let record = FairRecord {
         round: round.round,

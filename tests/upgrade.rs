@@ -671,9 +671,25 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
             );
             assert_eq!(seeds, "{\"\",Zoë,\"\"}", "from {release}");
             client.batch_execute("SELECT fair_reveal(4)").unwrap();
+            // The next round is of this release's protocol (3: its rules in the chain), the
+            // stored ones keep theirs, and the desk's chain runs on across them.
+            let protocols: String = one(
+                &mut client,
+                "SELECT string_agg(protocol::text, ' ' ORDER BY round) FROM fair_commitment
+                  WHERE desk_id = 4",
+            );
+            assert!(
+                protocols.ends_with(" 3") && !protocols[..protocols.len() - 2].contains('3'),
+                "from {release}: {protocols}"
+            );
+            client
+                .batch_execute("SELECT set_client_seed(4, 2, 'Zoë again')")
+                .unwrap();
+            client.batch_execute("SELECT deal_cards(4)").unwrap();
+            client.batch_execute("SELECT fair_reveal(4)").unwrap();
             let verified: bool = one(
                 &mut client,
-                "SELECT count(*) = 3 AND bool_and(verified) FROM fair_verify_desk(4)",
+                "SELECT count(*) = 4 AND bool_and(verified) FROM fair_verify_desk(4)",
             );
             assert!(verified, "desk 4's games do not verify (from {release})");
         }

@@ -9,11 +9,14 @@ written out here).
       Exit status 1 if --commitment is given and SHA-256(server seed) is not it, 2 on bad input.
 
   verify_deal.py --chain --desk ID --commitment HEX --nonce N --client-seed A ... (x3)
-                 [--player ID ... (x3)] [--prev-hash HEX]
+                 [--player ID ... (x3) [--rules JSON]] [--prev-hash HEX]
                  (--cards C1,...,C54 --leader L | --server-seed HEX) [--json]
       the chain_hash of one game: its recorded content after the previous game's chain_hash
       (32 zero bytes, the default, for a desk's first fair game); with the players of seats 1,
-      2, 3 given, under protocol 2 (rounds committed since 0.5.0), else under protocol 1.
+      2, 3 given, under protocol 2 (rounds committed by 0.5.0 and 0.6.0), with them and
+      --rules '{"house_seats": [...], "seeds_required": ..., "max_deals": N, "reveal_by": ...}'
+      (the round's rules as published) under protocol 3 (rounds committed since 0.7.0), with
+      neither under protocol 1.
 
   verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
                  [--player ID] [--commitment [ROUND:]HEX ...]
@@ -36,7 +39,8 @@ written out here).
         house seats  each house seat of its round has the empty client seed; fails when your
                      own seat (--seat, or the seat naming --player) is a house seat of the round
         chain        recomputed from 32 zero bytes along the published games (each under its
-                     round's protocol), every published chain_hash up to its game is the
+                     round's protocol, with its round's rules under protocol 3), every
+                     published chain_hash up to its game is the
                      recomputed one, and its own chain_hash is its game's: nothing up to this
                      game changed since the deal
         nonce        its round's games before it have nonces 0 .. nonce-1, each once
@@ -201,10 +205,39 @@ def verify(server_seed, client_seeds, nonce, commitment=None):
     }
 
 
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def micros_since_epoch(t):
+    """A time with its offset as whole microseconds since 1970-01-01 00:00:00 UTC, exactly."""
+    return (t - EPOCH) // datetime.timedelta(microseconds=1)
+
+
+def encode_rules(rules):
+    """A round's rules as protocol 3 chains them (20 bytes): rules is {"house_seats": [seats],
+    "seeds_required": bool, "max_deals": int, "reveal_by": a time with its offset or None}."""
+    house = rules["house_seats"]
+    if not all(s in (1, 2, 3) for s in house) or len(set(house)) != len(house):
+        raise BadInput("the house seats are seats 1 to 3, each at most once")
+    if not isinstance(rules["seeds_required"], bool):
+        raise BadInput("seeds_required is true or false")
+    if not 1 <= rules["max_deals"] < 2**63:
+        raise BadInput("max_deals is from 1 to 2^63 - 1")
+    out = bytes([3, sum(1 << (s - 1) for s in house), int(rules["seeds_required"])])
+    out += rules["max_deals"].to_bytes(8, "big")
+    if rules["reveal_by"] is None:
+        return out + bytes(9)
+    us = micros_since_epoch(rules["reveal_by"])
+    if not -2**63 <= us < 2**63:
+        raise BadInput("reveal_by is out of range")
+    return out + b"\x01" + us.to_bytes(8, "big", signed=True)
+
+
 def chain_hash(prev_hash, desk, commitment, nonce, client_seeds, p1, p2, p3, extra, leader,
-               players=None):
+               players=None, rules=None):
     """The chain_hash of one fair game (docs/provably_fair.md, "The hash chain of a desk"):
-    protocol 2 with the players of seats 1 to 3 given, protocol 1 without."""
+    protocol 3 with the players of seats 1 to 3 and the round's rules given, protocol 2 with the
+    players only, protocol 1 with neither."""
     if len(prev_hash) != 32 or len(commitment) != 32:
         raise BadInput("the previous chain hash and the commitment are 32 bytes each")
     if not -2**31 <= desk < 2**31:
@@ -216,11 +249,14 @@ def chain_hash(prev_hash, desk, commitment, nonce, client_seeds, p1, p2, p3, ext
         raise BadInput("the first bidder is seat 1, 2 or 3")
     if players is not None and (len(players) != 3 or not all(-2**63 <= p < 2**63 for p in players)):
         raise BadInput("the players are three 64-bit integers")
+    if rules is not None and players is None:
+        raise BadInput("protocol 3 chains the players too")
     # Field by field: unlike M, the chain has the nonce before the client seeds; under protocol
     # 2 each seat's player comes before its seed.
     seats = b"".join((b"" if players is None else players[i].to_bytes(8, "big", signed=True))
                      + encode_client_seed(s) for i, s in enumerate(client_seeds))
     data = (bytes(prev_hash) + desk.to_bytes(4, "big", signed=True) + bytes(commitment)
+            + (b"" if rules is None else encode_rules(rules))
             + check_nonce(nonce).to_bytes(8, "big") + seats
             + bytes(cards) + bytes([leader]))
     return hashlib.sha256(data).digest()
@@ -420,7 +456,7 @@ def parse_publication(p, where="the publication"):
         n = _int(r, "round", w, -2**31, 2**31 - 1)
         if n in rounds:
             raise BadInput("%s: round %d is published twice" % (where, n))
-        protocol = _int(r, "protocol", w, 1, 2)
+        protocol = _int(r, "protocol", w, 1, 3)
         house = [_int(s, None, "%s: house_seats[%d]" % (w, j), 1, 3)
                  for j, s in enumerate(_list(r, "house_seats", w))]
         rounds[n] = {"round": n, "commitment": _hex(r, "commitment", w, 32),
@@ -429,7 +465,12 @@ def parse_publication(p, where="the publication"):
                      # The bound (absent or null in publications of releases before 0.7.0).
                      "max_deals": _int(r, "max_deals", w, 1, 2**63 - 1, null=True)
                      if "max_deals" in r else None,
-                     "reveal_by": _time(r, "reveal_by", w) if "reveal_by" in r else None}
+                     "reveal_by": _time(r, "reveal_by", w) if "reveal_by" in r else None,
+                     "seeds_required": _bool(r, "seeds_required", w)}
+        if protocol == 3:
+            if rounds[n]["max_deals"] is None:
+                raise BadInput("%s: max_deals is an integer under protocol 3, not null" % w)
+            rounds[n]["rules"] = rules_of(rounds[n], w)
     games = []
     for i, g in enumerate(_list(p, "games", where)):
         w = "%s: games[%d]" % (where, i)
@@ -454,6 +495,25 @@ def parse_publication(p, where="the publication"):
             "rounds": rounds, "games": games}
 
 
+def _bool(obj, key, where):
+    v = obj.get(key)
+    if not isinstance(v, bool):
+        raise BadInput("%s is true or false, not %s" % (_where(where, key), json.dumps(v)))
+    return v
+
+
+def rules_of(rnd, where):
+    """The rules protocol 3 chains, of a parsed round (or of --rules)."""
+    if rnd["reveal_by"] is not None and abs(rnd["reveal_by"].year) >= 9999:
+        raise BadInput("%s: reveal_by is not a time a round can have" % where)
+    try:
+        rules = {k: rnd[k] for k in ("house_seats", "seeds_required", "max_deals", "reveal_by")}
+        encode_rules(rules)
+    except BadInput as e:
+        raise BadInput("%s: %s" % (where, e))
+    return rules
+
+
 def _seed_text(b):
     """A client seed for people: its text when it is UTF-8, and its hex."""
     try:
@@ -475,13 +535,14 @@ def walk_chain(pub):
         elif rnd is None:
             problem = ("game %d names round %s, which is not published, so its chain protocol is "
                        "not known" % (g["game"], g["round"]))
-        elif rnd["protocol"] == 2 and None in g["players"]:
+        elif rnd["protocol"] >= 2 and None in g["players"]:
             problem = "game %d has no player in seat %d" % (g["game"], g["players"].index(None) + 1)
         else:
             try:
                 h = chain_hash(prev, pub["desk"], g["commitment"], g["nonce"], g["client_seeds"],
                                *g["cards"], g["leader"],
-                               players=g["players"] if rnd["protocol"] == 2 else None)
+                               players=g["players"] if rnd["protocol"] >= 2 else None,
+                               rules=rnd.get("rules"))
             except BadInput as e:
                 problem = "game %d cannot be hashed: %s" % (g["game"], e)
         if h is not None and g["chain_hash"] != h:
@@ -910,7 +971,10 @@ def main(argv=None):
     ap.add_argument("--leader", type=int, help="--chain: the recorded first bidder")
     ap.add_argument("--player", action="append", default=[],
                     help="--chain: the player of seats 1, 2, 3 in this order (three times), for "
-                         "protocol 2")
+                         "protocols 2 and 3")
+    ap.add_argument("--rules", help="--chain: the round's rules as published, for protocol 3: "
+                                    "a JSON object with house_seats, seeds_required, max_deals "
+                                    "and reveal_by")
     a = ap.parse_args(join_values(argv))
     try:
         nonce = parse_nonce(a.nonce)
@@ -960,13 +1024,34 @@ def chain_main(a, seed, commitment, nonce):
             players = [int(p) for p in a.player]
         except ValueError:
             raise BadInput("a player is an integer, not one of %r" % (a.player,))
+    rules = None
+    if a.rules is not None:
+        if players is None:
+            raise BadInput("--rules (protocol 3) needs --player three times")
+        rules = parse_rules(a.rules)
     h = chain_hash(prev, a.desk, commitment, nonce, a.client_seed, p1, p2, p3, extra, leader,
-                   players).hex()
+                   players, rules).hex()
     if a.json:
         print(json.dumps({"chain_hash": h}))
     else:
         print("chain_hash: %s" % h)
     return 0
+
+
+def parse_rules(text):
+    """--rules: a round's rules as the publication gives them (its other keys are ignored)."""
+    try:
+        r = json.loads(text, object_pairs_hook=_one_of_each_key)
+    except ValueError as e:
+        raise BadInput("--rules is a JSON object: %s" % e)
+    where = "--rules"
+    _object(r, where)
+    rnd = {"house_seats": [_int(s, None, "%s: house_seats[%d]" % (where, j), 1, 3)
+                           for j, s in enumerate(_list(r, "house_seats", where))],
+           "seeds_required": _bool(r, "seeds_required", where),
+           "max_deals": _int(r, "max_deals", where, 1),
+           "reveal_by": _time(r, "reveal_by", where)}
+    return rules_of(rnd, where)
 
 
 if __name__ == "__main__":

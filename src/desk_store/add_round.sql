@@ -1,4 +1,4 @@
--- A desk's next round, under commitment $2 to server seed $3, with its rules: protocol 2, house
+-- A desk's next round, under commitment $2 to server seed $3, with its rules: protocol 3, house
 -- seats $4, client seeds required from the other seats or not ($5), and its bound: at most $6
 -- deals, and its seed revealed within $7 of its commitment (NULL: no time limit). Numbered
 -- after every round of the desk, and after every round a seat's client seed answers (a round
@@ -11,6 +11,6 @@ SELECT $1,
        GREATEST(COALESCE(pg_catalog.max(round), 0),
                 (SELECT COALESCE(pg_catalog.max(p.seed_round), 0) FROM @extschema@.desk_player p
                   WHERE p.desk_id OPERATOR(pg_catalog.=) $1)) OPERATOR(pg_catalog.+) 1,
-       $2, $3, 2, $4, $5, $6, pg_catalog.now() OPERATOR(pg_catalog.+) $7
+       $2, $3, 3, $4, $5, $6, pg_catalog.now() OPERATOR(pg_catalog.+) $7
   FROM @extschema@.fair_seed WHERE desk_id OPERATOR(pg_catalog.=) $1
 RETURNING round

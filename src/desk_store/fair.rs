@@ -285,10 +285,10 @@ impl DeskStore<'_, '_> {
 
     /// A desk's provably fair games as stored, in chain order.
     pub fn fair_games(&mut self, desk_id: i32) -> Vec<StoredGame> {
-        let sql = if self.tables.round_rules() {
-            sql::FAIR_GAMES
-        } else {
-            sql::FAIR_GAMES_BEFORE_0_5
+        let sql = match self.tables {
+            Tables::Current => sql::FAIR_GAMES,
+            t if t.round_rules() => sql::FAIR_GAMES_BEFORE_0_7,
+            _ => sql::FAIR_GAMES_BEFORE_0_5,
         };
         let games = self.read(sql, &[desk_id.into()]);
         games
@@ -312,6 +312,9 @@ impl DeskStore<'_, '_> {
                         .into_iter()
                         .flatten()
                         .collect(),
+                    seeds_required: row.required("seeds_required"),
+                    max_deals: row.value("max_deals"),
+                    reveal_by: row.value("reveal_by_micros"),
                     players: [row.value("p1_id"), row.value("p2_id"), row.value("p3_id")],
                     client_seeds,
                     hands: [

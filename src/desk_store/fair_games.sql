@@ -1,9 +1,13 @@
 -- A desk's provably fair games in chain order, with the round of each one's commitment, that
--- round's protocol and house seats, and its server seed once revealed (the view shows a seed to
--- a transaction once the reveal has committed).
+-- round's protocol and rules (reveal_by as the microseconds since 1970-01-01 UTC that protocol
+-- 3 chains), and its server seed once revealed (the view shows a seed to a transaction once the
+-- reveal has committed).
 SELECT g.game_id, c.round, g.fair_nonce, g.fair_commitment,
        COALESCE(c.protocol, 1::pg_catalog.int2) AS protocol,
        COALESCE(c.house_seats, '{}'::pg_catalog.int2[]) AS house_seats,
+       COALESCE(c.seeds_required, false) AS seeds_required, c.max_deals,
+       (pg_catalog.extract('epoch', c.reveal_by) OPERATOR(pg_catalog.*) 1000000)::pg_catalog.int8
+         AS reveal_by_micros,
        g.p1_id, g.p2_id, g.p3_id,
        pg_catalog.cardinality(g.client_seeds) AS seed_count,
        pg_catalog.convert_to(g.client_seeds[1], 'UTF8') AS seed1,

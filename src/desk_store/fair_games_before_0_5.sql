@@ -3,6 +3,8 @@
 -- server seed once revealed.
 SELECT g.game_id, c.round, g.fair_nonce, g.fair_commitment,
        1::pg_catalog.int2 AS protocol, '{}'::pg_catalog.int2[] AS house_seats,
+       false AS seeds_required, NULL::pg_catalog.int8 AS max_deals,
+       NULL::pg_catalog.int8 AS reveal_by_micros,
        g.p1_id, g.p2_id, g.p3_id,
        pg_catalog.cardinality(g.client_seeds) AS seed_count,
        pg_catalog.convert_to(g.client_seeds[1], 'UTF8') AS seed1,

@@ -235,17 +235,52 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
     assert_eq!(bound(&mut gs, 2, 3), (1000, true));
     let (status, out) = verify_deal(&mut gs, 2, std::slice::from_ref(&dealt), "hour");
     assert_eq!(status, 3, "{out}");
-    // The same publication with round 3 due in the past: the tool says overdue, by the time.
+    // Round 3's reveal_by rewritten by the owner to a time past: the rules are in the chain
+    // (protocol 3), so the tool fails the receipt, and the desk.
     admin
         .batch_execute(
-            "UPDATE fair_seed SET reveal_by = committed_at + interval '1 microsecond'
+            "BEGIN;
+             UPDATE fair_seed SET reveal_by = committed_at + interval '1 microsecond'
               WHERE desk_id = 2 AND round = 3",
         )
         .unwrap();
-    let (status, out) = verify_deal(&mut gs, 2, &[dealt], "due");
+    let (status, out) = verify_deal(&mut admin, 2, std::slice::from_ref(&dealt), "rewritten");
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains(": failed: chain: "), "{out}");
+    admin.batch_execute("ROLLBACK").unwrap();
+    // A round that deals within its time and is then past it: the tool says overdue, by the
+    // time. The window starts at 2 seconds and doubles until a deal fits in it (a slow machine
+    // makes the test slower, never wrong).
+    let mut window = 2;
+    let due = loop {
+        gs.batch_execute(&format!(
+            "SELECT * FROM fair_reveal(2, reveal_within => interval '{window} seconds')"
+        ))
+        .unwrap();
+        match gs.query_one("SELECT (deal_cards(2) ->> 'game')::bigint", &[]) {
+            Ok(row) => break receipt(&mut gs, row.get(0)),
+            Err(e) => {
+                assert_eq!(e.code(), Some(&not_ready), "{e}");
+                window *= 2;
+                assert!(window <= 512, "no deal within {window} seconds");
+            }
+        }
+    };
+    gs.batch_execute(
+        "DO $$ BEGIN
+           WHILE clock_timestamp() <= (SELECT reveal_by FROM fair_commitment
+                                        WHERE desk_id = 2 ORDER BY round DESC LIMIT 1) LOOP
+             PERFORM pg_sleep(0.1);
+           END LOOP;
+         END $$",
+    )
+    .unwrap();
+    let (status, out) = verify_deal(&mut gs, 2, &[dealt, due], "due");
     assert_eq!(status, 1, "{out}");
     assert!(
-        out.contains(": overdue: commitment: ") && out.contains("was due by"),
+        out.contains("(round 3, nonce 0): verified")
+            && out.contains(": overdue: commitment: ")
+            && out.contains("was due by"),
         "{out}"
     );
 }

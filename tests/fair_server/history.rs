@@ -10,7 +10,7 @@ use postgres::Client;
 
 use crate::desks::{error_code, hex, parse_dealt, verify_desk};
 use crate::secrecy::FairDesks;
-use dealcards_core::fair::{self, Recorded, CHAIN_START};
+use dealcards_core::fair::{self, Recorded, Rules, CHAIN_START};
 
 #[test]
 fn the_game_server_may_not_change_a_past_game_the_chain_or_a_seed() {
@@ -59,14 +59,36 @@ fn the_game_server_may_not_change_a_past_game_the_chain_or_a_seed() {
 }
 
 /// A desk's fair games as stored, in chain order: (game, commitment, nonce, players, seeds,
-/// cards, leader).
-type Stored = Vec<(i64, Vec<u8>, i64, [i64; 3], Vec<String>, [Vec<i32>; 4], i16)>;
+/// cards, leader, its round's rules).
+type Stored = Vec<(
+    i64,
+    Vec<u8>,
+    i64,
+    [i64; 3],
+    Vec<String>,
+    [Vec<i32>; 4],
+    i16,
+    Rules,
+)>;
+
+/// A round's rules as stored, for protocol 3's chain.
+fn rules_of(row: &postgres::Row) -> Rules {
+    let house: Vec<i16> = row.get("house_seats");
+    Rules {
+        house: [1, 2, 3].map(|s| house.contains(&s)),
+        seeds_required: row.get("seeds_required"),
+        max_deals: row.get("max_deals"),
+        reveal_by: row.get("reveal_by_micros"),
+    }
+}
 
 fn stored(client: &mut Client, desk: i32) -> Stored {
     client
         .query(
             "SELECT g.game_id, g.fair_commitment, g.fair_nonce, g.p1_id, g.p2_id, g.p3_id,
-                    g.client_seeds, g.p1_cards, g.p2_cards, g.p3_cards, g.extra_cards, g.leader
+                    g.client_seeds, g.p1_cards, g.p2_cards, g.p3_cards, g.extra_cards, g.leader,
+                    s.protocol, s.house_seats, s.seeds_required, s.max_deals,
+                    (extract(epoch FROM s.reveal_by) * 1000000)::int8 AS reveal_by_micros
                FROM game g JOIN fair_seed s ON s.desk_id = g.desk_id AND s.commitment = g.fair_commitment
               WHERE g.desk_id = $1 ORDER BY s.round, g.fair_nonce, g.game_id",
             &[&desk],
@@ -74,6 +96,7 @@ fn stored(client: &mut Client, desk: i32) -> Stored {
         .unwrap()
         .iter()
         .map(|r| {
+            assert_eq!(r.get::<_, i16>("protocol"), 3, "rounds of this release");
             (
                 r.get(0),
                 r.get(1),
@@ -82,22 +105,25 @@ fn stored(client: &mut Client, desk: i32) -> Stored {
                 r.get(6),
                 [r.get(7), r.get(8), r.get(9), r.get(10)],
                 r.get(11),
+                rules_of(r),
             )
         })
         .collect()
 }
 
-/// What a superuser does after rewriting games: recomputes every chain hash of the desk from the
-/// documented layout (protocol 2) and the desk's chain head, so that the chain links again.
+/// What a superuser does after rewriting games or rules: recomputes every chain hash of the desk
+/// from the documented layout (protocol 3) and the desk's chain head, so that the chain links
+/// again.
 fn relink(client: &mut Client, desk: i32) {
     let mut previous = CHAIN_START;
-    for (game, commitment, nonce, players, seeds, cards, leader) in stored(client, desk) {
+    for (game, commitment, nonce, players, seeds, cards, leader, rules) in stored(client, desk) {
         let seeds: Vec<&[u8]> = seeds.iter().map(|s| s.as_bytes()).collect();
         let record = Recorded {
             desk_id: desk,
             commitment: &commitment,
             nonce,
             players: Some(players),
+            rules: Some(rules),
             client_seeds: [seeds[0], seeds[1], seeds[2]],
             hands: [&cards[0], &cards[1], &cards[2], &cards[3]],
             leader,
@@ -245,6 +271,49 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
             games[6..].to_vec(),
         ),
     ];
+    // The rules of round 1 rewritten after its deals (protocol 3 chains them): every game of
+    // the round, and every later one, no longer matches its receipt.
+    let rules_rewrites = [
+        ("seat 3 no longer a house seat", "house_seats = '{}'"),
+        ("seeds no longer required", "seeds_required = false"),
+        ("a larger bound", "max_deals = max_deals + 1"),
+        (
+            "a time limit added",
+            "reveal_by = committed_at + interval '1 hour'",
+        ),
+    ];
+    let rewrites = rewrites
+        .into_iter()
+        .chain(rules_rewrites.map(|(what, set)| {
+            (
+                what,
+                format!("UPDATE fair_seed SET {set} WHERE desk_id = 1 AND round = 1;"),
+                games.clone(),
+            )
+        }));
+    for (what, set) in rules_rewrites {
+        // Not relinked, the desk's own check says so of every game of the round.
+        admin.batch_execute("BEGIN").unwrap();
+        admin
+            .batch_execute(&format!(
+                "UPDATE fair_seed SET {set} WHERE desk_id = 1 AND round = 1"
+            ))
+            .unwrap();
+        let rows = verify_desk(&mut admin, 1);
+        let round_1: Vec<_> = rows.iter().filter(|r| r.1 == Some(1)).collect();
+        assert_eq!(round_1.len(), 6, "{what}");
+        for row in round_1 {
+            assert_eq!(row.3, Some(false), "{what}: {row:?}");
+            assert!(
+                row.4
+                    .as_deref()
+                    .unwrap()
+                    .contains("its round's rules were changed"),
+                "{what}: {row:?}"
+            );
+        }
+        admin.batch_execute("ROLLBACK").unwrap();
+    }
     for (what, rewrite, expected) in rewrites {
         admin.batch_execute("BEGIN").unwrap();
         admin.batch_execute(&rewrite).unwrap();

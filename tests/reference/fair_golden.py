@@ -55,17 +55,26 @@ def chain_cases():
     reveal), and single first games of desks -1 and 2^31-1 (the 4-byte two's complement)."""
     out = []
 
-    def add(name, prev, desk, seed, client_seeds, nonce, players=None):
+    def add(name, prev, desk, seed, client_seeds, nonce, players=None, rules=None):
         d = deal_case(name, seed, client_seeds, nonce)
+        parsed = None
+        if rules is not None:
+            # As a publication gives them, and as the chain takes them (reveal_by in whole
+            # microseconds since 1970-01-01 UTC, for the implementations that do not parse times).
+            parsed = v.parse_rules(json.dumps(rules))
+            rules = dict(rules, reveal_by_micros=None if parsed["reveal_by"] is None
+                         else v.micros_since_epoch(parsed["reveal_by"]))
         h = v.chain_hash(prev, desk, bytes.fromhex(d["commitment"]), nonce, client_seeds,
                          d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"], d["leader"],
-                         players)
+                         players, parsed)
         case = {
             "name": name, "prev_hash": prev.hex(), "desk": desk, "commitment": d["commitment"],
             "nonce": nonce,
         }
         if players is not None:
             case["players"] = players
+        if rules is not None:
+            case["rules"] = rules
         case.update({
             "client_seeds": client_seeds,
             "p1_cards": d["p1_cards"], "p2_cards": d["p2_cards"], "p3_cards": d["p3_cards"],
@@ -86,6 +95,23 @@ def chain_cases():
         ["alice", "", "Zo\u00eb"], 0, [72, 71, 73])
     add("protocol 2: after a protocol-2 game, negative and largest player ids", h, 7, COUNTING,
         ["alice", "bob", "Zo\u00eb"], 1, [-1, 2**63 - 1, -2**63])
+    # Protocol 3: the round's rules after the commitment. The same first game under rules that
+    # differ in one field each, then a second game after it; reveal_by with an offset west of
+    # UTC, one of half an hour, and one before 1970.
+    rules = {"house_seats": [3], "seeds_required": True, "max_deals": 1000, "reveal_by": None}
+    h = add("protocol 3: desk 7, first game, seat 3 the house's", ZERO, 7, COUNTING,
+            ["alice", "bob", ""], 0, [71, 72, 73], rules)
+    add("protocol 3: the second game", h, 7, COUNTING, ["alice", "bob", ""], 1, [71, 72, 73], rules)
+    for name, change in (
+            ("no house seat", {"house_seats": []}),
+            ("seats 1 and 2 the house's", {"house_seats": [2, 1], "seeds_required": False}),
+            ("seeds not required", {"seeds_required": False}),
+            ("the largest bound", {"max_deals": 2**63 - 1}),
+            ("a reveal_by west of UTC", {"reveal_by": "2026-12-31T20:59:59.999999-03:00"}),
+            ("a reveal_by half an hour east of UTC", {"reveal_by": "2027-01-01T05:30:00.000001+05:30"}),
+            ("a reveal_by before 1970", {"reveal_by": "1969-12-31T23:59:59.5+00:00"})):
+        add("protocol 3: first game, " + name, ZERO, 7, COUNTING, ["alice", "bob", ""], 0,
+            [71, 72, 73], dict(rules, **change))
     return out
 
 

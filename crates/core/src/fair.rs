@@ -26,8 +26,49 @@ pub const CHAIN_START: Hash = [0; 32];
 
 /// The version of the protocol a round is committed under (docs/provably_fair.md). Version 1
 /// (rounds committed before 0.5.0) chains the games without their players; version 2 chains
-/// who sits in each seat too. The deal itself is the same in both.
-pub const PROTOCOL: i16 = 2;
+/// who sits in each seat too; version 3 (rounds committed since 0.7.0) chains the round's rules
+/// as well. The deal itself is the same in all three.
+pub const PROTOCOL: i16 = 3;
+
+/// Microseconds from 1970-01-01 00:00:00 UTC to 2000-01-01 00:00:00 UTC, PostgreSQL's epoch.
+pub const UNIX_TO_POSTGRES_EPOCH_MICROS: i64 = 946_684_800_000_000;
+
+/// A round's rules as protocol 3 chains them: fixed with its commitment, so a rewrite of any of
+/// them after the fact breaks the chain of every game of the round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// Which seats the house plays (seats 1 to 3).
+    pub house: [bool; SEATS],
+    pub seeds_required: bool,
+    /// The round's bound: the deals it may deal, and when its seed is due (microseconds since
+    /// 1970-01-01 00:00:00 UTC; none: no time limit).
+    pub max_deals: i64,
+    pub reveal_by: Option<i64>,
+}
+
+impl Rules {
+    /// The 20 bytes protocol 3 puts after the commitment: the protocol, the house seats as bits
+    /// (seat 1 the lowest), seeds required (0 or 1), max_deals (8 bytes big-endian), then a byte
+    /// 0 and 8 zero bytes for no time limit, or a byte 1 and reveal_by (8 bytes big-endian).
+    pub fn encode(&self) -> [u8; 20] {
+        let mut out = [0u8; 20];
+        out[0] = 3;
+        out[1] = self
+            .house
+            .iter()
+            .enumerate()
+            .filter(|(_, &h)| h)
+            .map(|(seat, _)| 1u8 << seat)
+            .sum();
+        out[2] = u8::from(self.seeds_required);
+        out[3..11].copy_from_slice(&self.max_deals.to_be_bytes());
+        if let Some(by) = self.reveal_by {
+            out[11] = 1;
+            out[12..20].copy_from_slice(&by.to_be_bytes());
+        }
+        out
+    }
+}
 
 /// Checks a round's house seats (the seats the house plays, whose seeds are fixed at the
 /// commitment): seats 1 to 3, each at most once. Returns which seats they are.
@@ -168,8 +209,10 @@ pub struct Recorded<'a> {
     pub desk_id: i32,
     pub commitment: &'a [u8],
     pub nonce: i64,
-    /// The players of seats 1 to 3, which protocol 2 chains; none under protocol 1.
+    /// The players of seats 1 to 3, which protocols 2 and 3 chain; none under protocol 1.
     pub players: Option<[i64; SEATS]>,
+    /// The round's rules, which protocol 3 chains; none under protocols 1 and 2.
+    pub rules: Option<Rules>,
     pub client_seeds: [&'a [u8]; SEATS],
     /// p1, p2, p3 and the extra cards.
     pub hands: [&'a [i32]; SEATS + 1],
@@ -183,6 +226,7 @@ impl<'a> Recorded<'a> {
         commitment: &'a Hash,
         nonce: u64,
         players: Option<[i64; SEATS]>,
+        rules: Option<Rules>,
         client_seeds: [&'a [u8]; SEATS],
         deal: &'a DouDizhuDeal,
     ) -> Self {
@@ -191,6 +235,7 @@ impl<'a> Recorded<'a> {
             commitment,
             nonce: nonce as i64,
             players,
+            rules,
             client_seeds,
             hands: [&deal.hands[0], &deal.hands[1], &deal.hands[2], &deal.extra],
             leader: deal.leader as i16,
@@ -211,8 +256,8 @@ impl<'a> Recorded<'a> {
 }
 
 /// The chain hash of a recorded game after `previous`: SHA-256 over the previous hash, the desk
-/// id, the commitment, the nonce, each seat's player (protocol 2 only, 8 bytes big-endian) and
-/// client seed, the 54 cards (a byte each) and the first bidder. A record that cannot be
+/// id, the commitment, the round's rules (protocol 3 only, [`Rules::encode`]), the nonce, each
+/// seat's player (protocols 2 and 3, 8 bytes big-endian) and client seed, the 54 cards (a byte each) and the first bidder. A record that cannot be
 /// encoded (a card outside 1..54, a hand of the wrong size, a commitment of the wrong length)
 /// is an error naming what is wrong.
 pub fn chain_hash(previous: &Hash, game: &Recorded) -> Result<Hash, String> {
@@ -227,6 +272,9 @@ pub fn chain_hash(previous: &Hash, game: &Recorded) -> Result<Hash, String> {
     hasher.update(previous);
     hasher.update(game.desk_id.to_be_bytes());
     hasher.update(game.commitment);
+    if let Some(rules) = &game.rules {
+        hasher.update(rules.encode());
+    }
     hasher.update(game.nonce.to_be_bytes());
     let mut seats = Vec::new();
     for (seat, seed) in game.client_seeds.iter().enumerate() {
@@ -272,7 +320,8 @@ pub fn check_game(
         Err(why) => problems.push(format!("the record cannot be hashed: {why}")),
         Ok(hash) if Some(&hash[..]) != stored_hash => problems.push(
             "the chain is broken here: the game's hash is not SHA-256 over the previous game's \
-             hash and this record (the record was changed, or a game before it is missing)"
+             hash and this record (the record or its round's rules were changed, or a game \
+             before it is missing)"
                 .into(),
         ),
         Ok(_) => {}

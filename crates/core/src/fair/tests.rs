@@ -104,6 +104,7 @@ fn record<'a>(deal: &'a DouDizhuDeal, commitment: &'a Hash, nonce: u64) -> Recor
         commitment,
         nonce,
         None,
+        None,
         [b"a", b"", "Zoë".as_bytes()],
         deal,
     )
@@ -344,6 +345,7 @@ struct GoldenLink {
     commitment: String,
     nonce: i64,
     players: Option<[i64; 3]>,
+    rules: Option<GoldenRules>,
     client_seeds: [String; 3],
     p1_cards: Vec<i32>,
     p2_cards: Vec<i32>,
@@ -351,6 +353,18 @@ struct GoldenLink {
     extra_cards: Vec<i32>,
     leader: i16,
     chain_hash: String,
+}
+
+/// A round's rules (protocol 3), reveal_by as published and in microseconds since 1970.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoldenRules {
+    house_seats: Vec<i32>,
+    seeds_required: bool,
+    max_deals: i64,
+    #[allow(dead_code)]
+    reveal_by: Option<String>,
+    reveal_by_micros: Option<i64>,
 }
 
 fn golden() -> Golden {
@@ -384,8 +398,16 @@ fn golden_chain_hashes_of_the_independent_implementation() {
     assert!(!links.is_empty());
     assert!(links.iter().any(|l| l.players.is_some()));
     assert!(links.iter().any(|l| l.players.is_none()));
+    assert!(links.iter().any(|l| l.rules.is_some()));
     for case in links {
         let name = &case.name;
+        let rules = case.rules.as_ref().map(|r| Rules {
+            house: house_seats(&r.house_seats.iter().map(|&s| Some(s)).collect::<Vec<_>>())
+                .unwrap(),
+            seeds_required: r.seeds_required,
+            max_deals: r.max_deals,
+            reveal_by: r.reveal_by_micros,
+        });
         let previous: Hash = bytes_of_hex(&case.prev_hash).try_into().unwrap();
         let commitment = bytes_of_hex(&case.commitment);
         let game = Recorded {
@@ -393,6 +415,7 @@ fn golden_chain_hashes_of_the_independent_implementation() {
             commitment: &commitment,
             nonce: case.nonce,
             players: case.players,
+            rules,
             client_seeds: case.client_seeds.each_ref().map(|s| s.as_bytes()),
             hands: [
                 &case.p1_cards,
@@ -437,7 +460,7 @@ fn protocol_2_chains_each_seats_player_before_its_seed() {
     let seeds: [&[u8]; 3] = [b"a", b"", "Zoë".as_bytes()];
     let dealt = deal(&seed, &seeds, 0);
     let players = [101i64, -2, i64::MAX];
-    let game = Recorded::of_deal(7, &c, 0, Some(players), seeds, &dealt);
+    let game = Recorded::of_deal(7, &c, 0, Some(players), None, seeds, &dealt);
     // Recomputed by hand from the documented layout.
     let mut bytes = CHAIN_START.to_vec();
     bytes.extend(7i32.to_be_bytes());
@@ -464,6 +487,88 @@ fn protocol_2_chains_each_seats_player_before_its_seed() {
     let mut v1 = game;
     v1.players = None;
     assert_ne!(hash, chain_hash(&CHAIN_START, &v1).unwrap());
+}
+
+#[test]
+fn protocol_3_chains_the_rules_after_the_commitment() {
+    let seed: ServerSeed = [9; 32];
+    let c = commitment(&seed);
+    let seeds: [&[u8]; 3] = [b"a", b"b", b""];
+    let dealt = deal(&seed, &seeds, 5);
+    let players = [101i64, -2, i64::MAX];
+    let rules = Rules {
+        house: [false, false, true],
+        seeds_required: true,
+        max_deals: 1000,
+        reveal_by: Some(-1),
+    };
+    let game = Recorded::of_deal(7, &c, 5, Some(players), Some(rules), seeds, &dealt);
+    // Recomputed by hand from the documented layout.
+    let mut bytes = CHAIN_START.to_vec();
+    bytes.extend(7i32.to_be_bytes());
+    bytes.extend(c);
+    bytes.extend([3, 4, 1]);
+    bytes.extend(1000i64.to_be_bytes());
+    bytes.push(1);
+    bytes.extend([0xff; 8]);
+    bytes.extend(5i64.to_be_bytes());
+    for (player, seed) in players.iter().zip(seeds) {
+        bytes.extend(player.to_be_bytes());
+        bytes.extend((seed.len() as u32).to_be_bytes());
+        bytes.extend(seed);
+    }
+    for hand in game.hands {
+        bytes.extend(hand.iter().map(|&c| c as u8));
+    }
+    bytes.push(dealt.leader);
+    let hash = chain_hash(&CHAIN_START, &game).unwrap();
+    assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
+    // Every rule counts: a rewrite of any one of them gives another hash.
+    let rewritten = [
+        Rules {
+            house: [true, false, true],
+            ..rules
+        },
+        Rules {
+            house: [false, false, false],
+            ..rules
+        },
+        Rules {
+            seeds_required: false,
+            ..rules
+        },
+        Rules {
+            max_deals: 1001,
+            ..rules
+        },
+        Rules {
+            reveal_by: None,
+            ..rules
+        },
+        Rules {
+            reveal_by: Some(0),
+            ..rules
+        },
+    ];
+    for other_rules in rewritten {
+        let mut other = game;
+        other.rules = Some(other_rules);
+        assert_ne!(
+            hash,
+            chain_hash(&CHAIN_START, &other).unwrap(),
+            "{other_rules:?}"
+        );
+    }
+    // No time limit is a zero byte and eight zero bytes, not the time 0.
+    let none = Rules {
+        reveal_by: None,
+        ..rules
+    };
+    assert_eq!(none.encode()[11..], [0; 9]);
+    // Protocol 2 hashes the same record without them.
+    let mut v2 = game;
+    v2.rules = None;
+    assert_ne!(hash, chain_hash(&CHAIN_START, &v2).unwrap());
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! and, where the commitment's server seed is revealed, its cards; then the rounds the desk left
 //! without revealing them.
 
-use super::{chain_hash, check_game, client_seeds, server_seed, Hash, Recorded, CHAIN_START};
+use super::{
+    chain_hash, check_game, client_seeds, server_seed, Hash, Recorded, Rules, CHAIN_START,
+};
 use crate::deal::SEATS;
 use crate::error::Error;
 
@@ -21,6 +23,11 @@ pub struct StoredGame {
     pub protocol: i16,
     /// Its round's house seats.
     pub house_seats: Vec<i16>,
+    /// Its round's other rules, which protocol 3 chains: seeds required, and the bound (none on
+    /// the tables of releases before 0.7.0); reveal_by in microseconds since 1970-01-01 UTC.
+    pub seeds_required: bool,
+    pub max_deals: Option<i64>,
+    pub reveal_by: Option<i64>,
     /// The players of seats 1 to 3; a NULL one is none.
     pub players: [Option<i64>; SEATS],
     /// The client seeds in UTF-8, as many as stored; a NULL one is none.
@@ -114,10 +121,11 @@ impl Walk {
         let seeds = seeds_as_read(&game);
         let seeds = client_seeds(&seeds);
         let players = players(&game, &mut problems);
+        let rules = rules(&game, &mut problems);
         if let Ok(seeds) = &seeds {
             house_seeds(&game, seeds, &mut problems);
         }
-        self.record(&game, players, seeds, &mut problems);
+        self.record(&game, (players, rules), seeds, &mut problems);
         self.last_stored = game.chain_hash.clone();
         verdict(&game, problems)
     }
@@ -151,7 +159,7 @@ impl Walk {
     fn record(
         &mut self,
         game: &StoredGame,
-        players: Option<[i64; SEATS]>,
+        (players, rules): (Option<[i64; SEATS]>, Option<Rules>),
         seeds: Result<[&[u8]; SEATS], Error>,
         problems: &mut Vec<String>,
     ) {
@@ -170,6 +178,7 @@ impl Walk {
                     commitment: &game.commitment,
                     nonce: game.nonce.unwrap_or(-1),
                     players,
+                    rules,
                     client_seeds: seeds,
                     hands: [&cards[0], &cards[1], &cards[2], &cards[3]],
                     leader: game.leader,
@@ -206,6 +215,31 @@ fn seeds_as_read(game: &StoredGame) -> Vec<Option<Vec<u8>>> {
         seeds.push(None);
     }
     seeds
+}
+
+/// The rules the record chains: protocol 3 chains its round's. Rules that are not a round's
+/// (a house seat outside 1 to 3, no bound) cannot be chained.
+fn rules(game: &StoredGame, problems: &mut Vec<String>) -> Option<Rules> {
+    if game.protocol < 3 {
+        return None;
+    }
+    let mut house = [false; SEATS];
+    for &seat in &game.house_seats {
+        match usize::try_from(seat - 1).ok().filter(|&i| i < SEATS) {
+            Some(i) => house[i] = true,
+            None => problems.push(format!("its round's house seat {seat} is not a seat")),
+        }
+    }
+    let Some(max_deals) = game.max_deals else {
+        problems.push("its round has no bound, which protocol 3 chains".into());
+        return None;
+    };
+    Some(Rules {
+        house,
+        seeds_required: game.seeds_required,
+        max_deals,
+        reveal_by: game.reveal_by,
+    })
 }
 
 /// The players the record chains: protocol 2 chains them, and each seat must have one.

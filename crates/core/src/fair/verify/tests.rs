@@ -1,8 +1,15 @@
 use super::*;
-use crate::fair::{chain_hash, commitment, deal, Recorded};
+use crate::fair::{chain_hash, commitment, deal, Recorded, Rules};
 
 const DESK: i32 = 7;
 const PLAYERS: [i64; 3] = [71, 72, 73];
+/// The rules of the round of [`chain`]: seeds required, 1000 deals, due by a time.
+const RULES: Rules = Rules {
+    house: [false, false, false],
+    seeds_required: true,
+    max_deals: 1000,
+    reveal_by: Some(1_798_761_600_000_000),
+};
 
 /// A desk's chain of `n` fair games under one commitment, as deal_cards records them, with the
 /// seed revealed or not.
@@ -14,7 +21,15 @@ fn chain(n: usize, revealed: bool) -> (Vec<StoredGame>, Option<Vec<u8>>) {
     let mut games = Vec::new();
     for nonce in 0..n as u64 {
         let dealt = deal(&seed, &seeds, nonce);
-        let record = Recorded::of_deal(DESK, &commit, nonce, Some(PLAYERS), seeds, &dealt);
+        let record = Recorded::of_deal(
+            DESK,
+            &commit,
+            nonce,
+            Some(PLAYERS),
+            Some(RULES),
+            seeds,
+            &dealt,
+        );
         let hash = chain_hash(&previous, &record).unwrap();
         let hand = |cards: &[i32]| cards.iter().map(|&c| Some(c)).collect::<Vec<_>>();
         games.push(StoredGame {
@@ -22,8 +37,11 @@ fn chain(n: usize, revealed: bool) -> (Vec<StoredGame>, Option<Vec<u8>>) {
             round: Some(1),
             nonce: Some(nonce as i64),
             commitment: commit.to_vec(),
-            protocol: 2,
+            protocol: 3,
             house_seats: Vec::new(),
+            seeds_required: RULES.seeds_required,
+            max_deals: Some(RULES.max_deals),
+            reveal_by: RULES.reveal_by,
             players: PLAYERS.map(Some),
             client_seeds: seeds.iter().map(|s| Some(s.to_vec())).collect(),
             hands: [
@@ -155,7 +173,7 @@ fn a_wrong_revealed_seed_does_not_match_the_commitment() {
 }
 
 #[test]
-fn a_game_given_to_other_players_breaks_the_chain_under_protocol_2_only() {
+fn a_game_given_to_other_players_breaks_the_chain_from_protocol_2_on() {
     // The same cards, seat 1 and seat 2 swapped between players.
     let (mut games, head) = chain(2, true);
     games[0].players.swap(0, 1);
@@ -168,7 +186,7 @@ fn a_game_given_to_other_players_breaks_the_chain_under_protocol_2_only() {
         .contains("the chain is broken here"));
 
     // Under protocol 1 the players are not chained: the same swap goes unseen there, which is
-    // why protocol 2 chains them.
+    // why protocols 2 and 3 chain them.
     let (mut games, _) = chain(1, true);
     games[0].protocol = 1;
     let seeds: Vec<Vec<u8>> = games[0].client_seeds.iter().flatten().cloned().collect();
@@ -184,6 +202,7 @@ fn a_game_given_to_other_players_breaks_the_chain_under_protocol_2_only() {
             commitment: &games[0].commitment,
             nonce: 0,
             players: None,
+            rules: None,
             client_seeds: [&seeds[0], &seeds[1], &seeds[2]],
             hands: [&cards[0], &cards[1], &cards[2], &cards[3]],
             leader: games[0].leader,
@@ -237,4 +256,36 @@ fn an_unreadable_record_breaks_its_own_link_only() {
     games[1].client_seeds[0] = Some(vec![b'x'; 257]);
     let checked = check_desk(DESK, head.as_deref(), games, &[]);
     assert_eq!(verdicts(&checked), [Some(true), Some(false), Some(true)]);
+}
+
+#[test]
+fn rules_rewritten_after_the_commitment_break_every_game_of_the_round() {
+    let rewrites: [(&str, fn(&mut StoredGame)); 5] = [
+        ("a house seat declared", |g| g.house_seats = vec![2]),
+        ("seeds no longer required", |g| g.seeds_required = false),
+        ("another bound", |g| g.max_deals = Some(5000)),
+        ("another time", |g| g.reveal_by = Some(0)),
+        ("no time limit", |g| g.reveal_by = None),
+    ];
+    for (what, rewrite) in rewrites {
+        let (mut games, head) = chain(3, true);
+        games.iter_mut().for_each(rewrite);
+        let checked = check_desk(DESK, head.as_deref(), games, &[]);
+        assert_eq!(verdicts(&checked), [Some(false); 3], "{what}");
+        for c in &checked {
+            assert!(
+                c.problem
+                    .as_deref()
+                    .unwrap()
+                    .contains("its round's rules were changed"),
+                "{what}: {c:?}"
+            );
+        }
+    }
+    // Untouched, the same chain verifies.
+    let (games, head) = chain(3, true);
+    assert_eq!(
+        verdicts(&check_desk(DESK, head.as_deref(), games, &[])),
+        [Some(true); 3]
+    );
 }
