@@ -1,10 +1,12 @@
 #![cfg(feature = "server_tests")]
 //! verifier/dealcards_verify.sql, the verifier for any PostgreSQL (pgcrypto and PL/pgSQL, no
 //! dealcards library), gives byte for byte what the extension gives: the golden deals and chain
-//! hashes of tests/reference/fair_golden.json (from the independent Python verifier), 1,000
+//! hashes of tests/reference/fair_golden.json (from the independent Python verifier; under
+//! protocol 3 with each round's rules, any one of them changed breaking the chain), 1,000
 //! random deals against fair_deal, and a real desk's publication against fair_verify_desk,
-//! tampered copies of it, and malformed input (22023). Runs on every major: the file is plain
-//! SQL whose every operator and function must exist on each of them.
+//! with a revealed round's rules rewritten in its tables, tampered copies of it, and malformed
+//! input (22023). Runs on every major: the file is plain SQL whose every operator and function
+//! must exist on each of them.
 
 mod server;
 
@@ -88,6 +90,99 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// What the verifier says of a game whose chain does not hold.
+const BROKEN: &str = "the chain is broken here: the game's hash is not SHA-256 over the previous game's hash and this record (the record or its round's rules were changed, or a game before it is missing)";
+
+/// What the verifier says of a game that links, its seed not revealed yet.
+fn unrevealed() -> (Option<bool>, Option<String>) {
+    (
+        None,
+        Some("the server seed of its commitment is not revealed yet".to_string()),
+    )
+}
+
+/// (verified, problem) of each row dealcards_verify_publication gives.
+fn verdicts(client: &mut Client, publication: &Value) -> Vec<(Option<bool>, Option<String>)> {
+    client
+        .query(
+            "SELECT verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
+            &[&publication.to_string()],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect()
+}
+
+/// What the verifier says of each game of a golden publication (no round revealed): the rule
+/// problems given, then each house seat of its round (protocols 2 and 3) whose client seed is
+/// not empty (a chain vector need not be a game the house could deal), then the broken chain
+/// if `broken`.
+fn golden_verdicts(
+    publication: &Value,
+    rule_problems: &[&str],
+    broken: bool,
+) -> Vec<(Option<bool>, Option<String>)> {
+    let rounds = publication["rounds"].as_array().unwrap();
+    publication["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|game| {
+            let round = rounds
+                .iter()
+                .find(|r| r["commitment"] == game["commitment"])
+                .unwrap();
+            let mut problems: Vec<String> = rule_problems.iter().map(|p| p.to_string()).collect();
+            if round["protocol"].as_i64().unwrap() >= 2 {
+                let seats = round["house_seats"].as_array().into_iter().flatten();
+                for seat in seats.filter_map(Value::as_i64) {
+                    if (1..=3).contains(&seat) && game["client_seeds"][(seat - 1) as usize] != "" {
+                        problems.push(format!(
+                            "seat {seat} is a house seat of its round, yet its client seed is not empty"
+                        ));
+                    }
+                }
+            }
+            if broken {
+                problems.push(BROKEN.to_string());
+            }
+            if problems.is_empty() {
+                unrevealed()
+            } else {
+                (Some(false), Some(problems.join("; ")))
+            }
+        })
+        .collect()
+}
+
+/// The round of a golden chain entry as published: of protocol 3 with the entry's rules
+/// (reveal_by as published), 2 with its players, else 1.
+fn golden_round(round: i64, entry: &Value) -> Value {
+    let protocol = match (entry.get("rules"), entry.get("players")) {
+        (Some(_), _) => 3,
+        (None, Some(_)) => 2,
+        (None, None) => 1,
+    };
+    let mut published = json!({"round": round, "protocol": protocol,
+                               "commitment": entry["commitment"], "server_seed": null});
+    if let Some(rules) = entry.get("rules") {
+        for key in ["house_seats", "seeds_required", "max_deals", "reveal_by"] {
+            published[key] = rules[key].clone();
+        }
+    }
+    published
+}
+
+/// A publication whose first round has these keys changed.
+fn with_round(publication: &Value, change: &Value) -> Value {
+    let mut changed = publication.clone();
+    for (key, value) in change.as_object().unwrap() {
+        changed["rounds"][0][key] = value.clone();
+    }
+    changed
+}
+
 #[test]
 fn the_golden_deals_and_chain_hashes() {
     let mut client = verifier_database("dealcards_sql_verifier_golden");
@@ -124,34 +219,41 @@ fn the_golden_deals_and_chain_hashes() {
     }
 
     // The chain entries, as publications: one per run of entries that follow each other from
-    // the zero hash; rounds by commitment, the protocol by whether players are in the chain.
+    // the zero hash; rounds by commitment, of the entry's protocol (3 with rules, 2 with
+    // players, else 1) and under protocol 3 with its rules as published.
+    let chain = golden["chain"].as_array().unwrap();
     let mut publications: Vec<(Value, Vec<String>)> = Vec::new();
-    for entry in golden["chain"].as_array().unwrap() {
+    for entry in chain {
+        let name = entry["name"].as_str().unwrap();
         let prev = entry["prev_hash"].as_str().unwrap();
-        let continues = publications.last().is_some_and(|(p, _)| {
+        let follows = publications.iter().rposition(|(p, _)| {
             p["chain_head"].as_str() == Some(prev) && p["desk"] == entry["desk"]
         });
-        if !continues {
-            if prev != "0".repeat(64) {
-                continue;
+        let at = match follows {
+            Some(at) => at,
+            None => {
+                assert_eq!(prev, "0".repeat(64), "{name}: it follows no other entry");
+                publications.push((
+                    json!({"desk": entry["desk"], "rounds": [], "games": [], "chain_head": null}),
+                    Vec::new(),
+                ));
+                publications.len() - 1
             }
-            publications.push((
-                json!({"desk": entry["desk"], "rounds": [], "games": [], "chain_head": null}),
-                Vec::new(),
-            ));
-        }
-        let (publication, names) = publications.last_mut().unwrap();
-        let protocol = if entry.get("players").is_some() { 2 } else { 1 };
+        };
+        let (publication, names) = &mut publications[at];
         let rounds = publication["rounds"].as_array_mut().unwrap();
         let round = match rounds
             .iter()
             .find(|r| r["commitment"] == entry["commitment"])
         {
-            Some(r) => r["round"].as_i64().unwrap(),
+            Some(r) => {
+                let round = r["round"].as_i64().unwrap();
+                assert_eq!(*r, golden_round(round, entry), "{name}: its round's rules");
+                round
+            }
             None => {
                 let round = rounds.len() as i64 + 1;
-                rounds.push(json!({"round": round, "protocol": protocol,
-                                   "commitment": entry["commitment"], "server_seed": null}));
+                rounds.push(golden_round(round, entry));
                 round
             }
         };
@@ -168,35 +270,196 @@ fn the_golden_deals_and_chain_hashes() {
             "chain_hash": entry["chain_hash"],
         }));
         publication["chain_head"] = entry["chain_hash"].clone();
-        names.push(entry["name"].as_str().unwrap().to_string());
+        names.push(name.to_string());
     }
     let covered: usize = publications.iter().map(|(_, n)| n.len()).sum();
-    assert!(
-        covered >= 6,
-        "only {covered} golden chain entries form publications"
+    assert_eq!(
+        covered,
+        chain.len(),
+        "every golden chain entry is in a publication"
     );
-    for (publication, names) in &publications {
-        let rows = client
-            .query(
-                "SELECT verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
-                &[&publication.to_string()],
-            )
+    let with_rules: Vec<&Value> = chain.iter().filter(|e| e.get("rules").is_some()).collect();
+    assert!(
+        with_rules.len() >= 9,
+        "{} protocol 3 entries",
+        with_rules.len()
+    );
+    assert!(with_rules
+        .iter()
+        .all(|e| e["name"].as_str().unwrap().starts_with("protocol 3:")));
+
+    // Each publication links, game for game, whatever TimeZone and DateStyle are set to
+    // (protocol 3 chains reveal_by as the instant its text gives, with its offset).
+    for (zone, style) in [
+        ("UTC", "ISO, YMD"),
+        ("Pacific/Chatham", "SQL, DMY"),
+        ("America/St_Johns", "German"),
+        ("Asia/Kathmandu", "Postgres, MDY"),
+    ] {
+        client
+            .batch_execute(&format!(
+                "SET TimeZone = '{zone}'; SET DateStyle = '{style}'"
+            ))
             .unwrap();
-        // One row per game, linked, not revealed; and a row per earlier round left unrevealed.
-        let rounds = publication["rounds"].as_array().unwrap().len();
-        assert_eq!(rows.len(), names.len() + rounds - 1, "{names:?}");
-        for (row, name) in rows.iter().zip(names) {
-            let (verified, problem): (Option<bool>, Option<String>) = (row.get(0), row.get(1));
+        for (publication, names) in &publications {
+            // One row per game, linked, not revealed; and a row per earlier round left
+            // unrevealed.
+            let rounds = publication["rounds"].as_array().unwrap().len();
+            let rows = verdicts(&mut client, publication);
+            assert_eq!(rows.len(), names.len() + rounds - 1, "{names:?}");
+            let expected = golden_verdicts(publication, &[], false);
+            for ((row, name), expected) in rows.iter().zip(names).zip(expected) {
+                assert_eq!(*row, expected, "{name} in {zone}, {style}");
+            }
+        }
+        // reveal_by as the microseconds the reference gives.
+        for entry in &with_rules {
+            let rules = &entry["rules"];
+            if rules["reveal_by"].is_null() {
+                assert!(rules["reveal_by_micros"].is_null());
+                continue;
+            }
+            let micros: i64 = client
+                .query_one(
+                    "SELECT dealcards_verify_time($1::text::jsonb, 'reveal_by')",
+                    &[&rules["reveal_by"].to_string()],
+                )
+                .unwrap()
+                .get(0);
             assert_eq!(
-                (verified, problem.as_deref()),
-                (
-                    None,
-                    Some("the server seed of its commitment is not revealed yet")
-                ),
-                "{name}"
+                micros,
+                rules["reveal_by_micros"].as_i64().unwrap(),
+                "{} in {zone}, {style}",
+                entry["name"]
             );
         }
     }
+    client
+        .batch_execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'")
+        .unwrap();
+
+    // Under protocol 3, any rule changed breaks the chain of every game of its round; the same
+    // reveal_by written in another offset does not.
+    let mut protocol_3 = 0;
+    for (publication, names) in &publications {
+        let rules = &publication["rounds"][0];
+        if rules["protocol"] != 3 {
+            continue;
+        }
+        assert_eq!(publication["rounds"].as_array().unwrap().len(), 1);
+        protocol_3 += names.len();
+        let mut house: Vec<i64> = rules["house_seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_i64().unwrap())
+            .collect();
+        match house.iter().position(|&s| s == 1) {
+            Some(i) => {
+                house.remove(i);
+            }
+            None => house.push(1),
+        }
+        let mut changes = vec![
+            ("a house seat more or less", json!({"house_seats": house})),
+            (
+                "seeds required or not",
+                json!({"seeds_required": !rules["seeds_required"].as_bool().unwrap()}),
+            ),
+            (
+                "a bound one deal smaller",
+                json!({"max_deals": rules["max_deals"].as_i64().unwrap() - 1}),
+            ),
+            ("protocol 2", json!({"protocol": 2})),
+        ];
+        let mut same_instant = Vec::new();
+        match rules["reveal_by"].as_str() {
+            None => changes.push((
+                "a time limit added",
+                json!({"reveal_by": "2026-12-31T20:59:59.999999-03:00"}),
+            )),
+            Some(by) => {
+                changes.push(("the time limit dropped", json!({"reveal_by": null})));
+                let later: String = client
+                    .query_one(
+                        "SELECT to_jsonb($1::text::timestamptz + interval '1 microsecond')::text",
+                        &[&by],
+                    )
+                    .unwrap()
+                    .get(0);
+                let later: Value = serde_json::from_str(&later).unwrap();
+                changes.push((
+                    "the time limit a microsecond later",
+                    json!({ "reveal_by": later }),
+                ));
+                for zone in ["UTC", "Asia/Kathmandu", "America/St_Johns"] {
+                    client
+                        .batch_execute(&format!("SET TimeZone = '{zone}'"))
+                        .unwrap();
+                    let text: String = client
+                        .query_one("SELECT to_jsonb($1::text::timestamptz)::text", &[&by])
+                        .unwrap()
+                        .get(0);
+                    same_instant.push(serde_json::from_str::<Value>(&text).unwrap());
+                }
+                client.batch_execute("SET TimeZone = 'UTC'").unwrap();
+                assert!(same_instant.iter().any(|t| t != by), "{same_instant:?}");
+            }
+        }
+        for (what, change) in changes {
+            let changed = with_round(publication, &change);
+            assert_eq!(
+                verdicts(&mut client, &changed),
+                golden_verdicts(&changed, &[], true),
+                "{names:?}: {what}"
+            );
+        }
+        for by in same_instant {
+            let changed = with_round(publication, &json!({ "reveal_by": by }));
+            assert_eq!(
+                verdicts(&mut client, &changed),
+                golden_verdicts(&changed, &[], false),
+                "{names:?}: reveal_by {by}"
+            );
+        }
+        // Rules no round can have, as fair_verify_desk says of them: a house seat that is not
+        // a seat is left out of the chain (a null one is none); with no bound there are no
+        // rules to chain.
+        let mut seats = rules["house_seats"].as_array().unwrap().clone();
+        seats.extend([json!(4), Value::Null, json!(0)]);
+        let changed = with_round(publication, &json!({ "house_seats": seats }));
+        assert_eq!(
+            verdicts(&mut client, &changed),
+            golden_verdicts(
+                &changed,
+                &[
+                    "its round's house seat 4 is not a seat",
+                    "its round's house seat 0 is not a seat"
+                ],
+                false
+            ),
+            "{names:?}"
+        );
+        for no_bound in [json!({ "max_deals": null }), json!({})] {
+            let mut changed = with_round(publication, &no_bound);
+            if no_bound.as_object().unwrap().is_empty() {
+                changed["rounds"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("max_deals");
+            }
+            assert_eq!(
+                verdicts(&mut client, &changed),
+                golden_verdicts(
+                    &changed,
+                    &["its round has no bound, which protocol 3 chains"],
+                    true
+                ),
+                "{names:?}"
+            );
+        }
+    }
+    assert_eq!(protocol_3, with_rules.len());
 }
 
 #[test]
@@ -247,7 +510,8 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
              SELECT deal_cards(-5);",
         )
         .unwrap();
-    // Three rounds: two revealed, the last in force; seeds set per round.
+    // Three rounds of protocol 3 under rules of their own: two revealed, the last in force;
+    // seeds set per round.
     for round in 0..3 {
         for sql in [
             if round == 0 {
@@ -259,22 +523,58 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
             "SELECT set_client_seed(-5, 2, 'Zoë')",
             "SELECT deal_cards(-5)",
             "SELECT deal_cards(-5)",
-            if round < 2 {
-                "SELECT fair_reveal(-5)"
-            } else {
-                "SELECT 1"
+            match round {
+                0 => "SELECT fair_reveal(-5, seeds_required => false, max_deals => 50, reveal_within => interval '1 day')",
+                1 => "SELECT fair_reveal(-5, max_deals => 9223372036854775807, reveal_within => interval '90 days')",
+                _ => "SELECT 1",
             },
         ] {
             house.batch_execute(sql).unwrap();
         }
     }
-    let publication: Value = serde_json::from_str(
-        &house
-            .query_one("SELECT fair_publication(-5)::text", &[])
-            .unwrap()
-            .get::<_, String>(0),
-    )
-    .unwrap();
+    // The house publishes its times in an offset of half an hour; the verifier reads them in
+    // another time zone and date style.
+    house
+        .batch_execute("SET TimeZone = 'America/St_Johns'")
+        .unwrap();
+    verifier
+        .batch_execute("SET TimeZone = 'Asia/Kathmandu'; SET DateStyle = 'SQL, DMY'")
+        .unwrap();
+    let publication_of = |house: &mut Client| -> Value {
+        serde_json::from_str(
+            &house
+                .query_one("SELECT fair_publication(-5)::text", &[])
+                .unwrap()
+                .get::<_, String>(0),
+        )
+        .unwrap()
+    };
+    let publication = publication_of(&mut house);
+    let rules: Vec<(Value, Value, Value, bool)> = publication["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["protocol"], 3, "{r}");
+            if let Some(by) = r["reveal_by"].as_str() {
+                assert!(by.ends_with(":30"), "{by}");
+            }
+            (
+                r["house_seats"].clone(),
+                r["seeds_required"].clone(),
+                r["max_deals"].clone(),
+                r["reveal_by"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            (json!([3]), json!(true), json!(1000), true),
+            (json!([3]), json!(false), json!(50), false),
+            (json!([3]), json!(false), json!(i64::MAX), false),
+        ]
+    );
     type Row = (
         Option<i64>,
         Option<i32>,
@@ -306,18 +606,139 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     assert_eq!(got.iter().filter(|r| r.3 == Some(true)).count(), 4);
     assert_eq!(got.iter().filter(|r| r.3.is_none()).count(), 2);
 
-    // Tampered copies fail, saying why.
-    let verdicts = |client: &mut Client, p: &Value| -> Vec<(Option<bool>, Option<String>)> {
-        client
-            .query(
-                "SELECT verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
-                &[&p.to_string()],
+    // A revealed round's rules rewritten in the tables after its deals: fair_verify_desk and
+    // the verifier of the publication say the same, word for word. Every game of the round
+    // fails (its chain, under protocol 3, covers the rules); the games of the other rounds are
+    // as before, each linked to the stored hash of the one before it. The same rules rewritten
+    // in the publication alone read alike.
+    house
+        .batch_execute(
+            "CREATE TABLE saved_rules AS
+                 SELECT round, house_seats, seeds_required, max_deals, reveal_by
+                   FROM fair_seed WHERE desk_id = -5",
+        )
+        .unwrap();
+    for (round, what, set, problem) in [
+        (
+            1,
+            "seat 3 no longer a house seat",
+            "house_seats = '{}'",
+            BROKEN.to_string(),
+        ),
+        (
+            1,
+            "seat 1 a house seat too",
+            "house_seats = '{1,3}'",
+            format!(
+                "seat 1 is a house seat of its round, yet its client seed is not empty; {BROKEN}"
+            ),
+        ),
+        (
+            1,
+            "seeds no longer required",
+            "seeds_required = false",
+            BROKEN.to_string(),
+        ),
+        (
+            1,
+            "a larger bound",
+            "max_deals = max_deals + 1",
+            BROKEN.to_string(),
+        ),
+        (
+            1,
+            "a time limit added",
+            "reveal_by = committed_at + interval '1 hour'",
+            BROKEN.to_string(),
+        ),
+        (
+            2,
+            "seeds required",
+            "seeds_required = true",
+            BROKEN.to_string(),
+        ),
+        (
+            2,
+            "the time limit dropped",
+            "reveal_by = NULL",
+            BROKEN.to_string(),
+        ),
+        (
+            2,
+            "the time limit a microsecond later",
+            "reveal_by = reveal_by + interval '1 microsecond'",
+            BROKEN.to_string(),
+        ),
+        (
+            2,
+            "a house seat that is not a seat",
+            "house_seats = '{3,4}'",
+            "its round's house seat 4 is not a seat".to_string(),
+        ),
+    ] {
+        house
+            .batch_execute(&format!(
+                "UPDATE fair_seed SET {set} WHERE desk_id = -5 AND round = {round}"
+            ))
+            .unwrap();
+        let desk_says = rows_of(
+            &mut house,
+            "SELECT game_id, round, nonce, verified, problem FROM fair_verify_desk($1)",
+            &-5i32,
+        );
+        let tampered = publication_of(&mut house);
+        let got = rows_of(
+            &mut verifier,
+            "SELECT game_id, round, nonce, verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
+            &tampered.to_string(),
+        );
+        assert_eq!(got, desk_says, "{what}");
+        assert_eq!(got.len(), expected.len(), "{what}");
+        for (row, before) in got.iter().zip(&expected) {
+            if row.1 == Some(round) {
+                assert_eq!(
+                    (row.3, row.4.as_deref()),
+                    (Some(false), Some(problem.as_str())),
+                    "{what}"
+                );
+            } else {
+                assert_eq!(row, before, "{what}");
+            }
+        }
+        // The publication as it was, with the round's rules as rewritten.
+        let mut rewritten = publication.clone();
+        let index = (round - 1) as usize;
+        for key in ["house_seats", "seeds_required", "max_deals", "reveal_by"] {
+            rewritten["rounds"][index][key] = tampered["rounds"][index][key].clone();
+        }
+        assert_ne!(rewritten, publication, "{what}");
+        let got_rewritten = rows_of(
+            &mut verifier,
+            "SELECT game_id, round, nonce, verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
+            &rewritten.to_string(),
+        );
+        assert_eq!(got_rewritten, desk_says, "{what}");
+        house
+            .batch_execute(
+                "UPDATE fair_seed f
+                    SET house_seats = s.house_seats, seeds_required = s.seeds_required,
+                        max_deals = s.max_deals, reveal_by = s.reveal_by
+                   FROM saved_rules s
+                  WHERE f.desk_id = -5 AND f.round = s.round",
             )
-            .unwrap()
-            .iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect()
-    };
+            .unwrap();
+    }
+    assert_eq!(publication_of(&mut house), publication);
+    assert_eq!(
+        rows_of(
+            &mut house,
+            "SELECT game_id, round, nonce, verified, problem FROM fair_verify_desk($1)",
+            &-5i32,
+        ),
+        expected
+    );
+
+    // Tampered copies fail, saying why.
     let mut swapped = publication.clone();
     let cards = &mut swapped["games"][0]["cards"];
     let (a, b) = (cards[0][0].clone(), cards[1][0].clone());
@@ -383,7 +804,41 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
             },
             "54 cards",
         ),
-    ] {
+    ]
+    .into_iter()
+    .chain(
+        [
+            (json!({"protocol": 4}), "protocol 4"),
+            (json!({"house_seats": [3, "3"]}), "a house seat of round 2"),
+            (json!({"seeds_required": "false"}), "seeds_required"),
+            (json!({"max_deals": "50"}), "max_deals"),
+            (json!({"max_deals": 1.5}), "max_deals"),
+            (json!({"reveal_by": "2026-12-31 20:59:59"}), "reveal_by"),
+            (json!({"reveal_by": "2026-12-31T20:59:59"}), "reveal_by"),
+            (json!({"reveal_by": "infinity"}), "reveal_by"),
+            (json!({"reveal_by": "now"}), "reveal_by"),
+            (json!({"reveal_by": 1798761599999999i64}), "reveal_by"),
+            (
+                json!({"reveal_by": "2026-13-31T20:59:59+00:00"}),
+                "reveal_by",
+            ),
+            (
+                json!({"reveal_by": "294276-12-31T23:59:59+00:00"}),
+                "reveal_by",
+            ),
+        ]
+        .map(|(change, says)| {
+            let mut p = publication.clone();
+            for (key, value) in change.as_object().unwrap() {
+                p["rounds"][1][key] = value.clone();
+            }
+            (
+                "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
+                p,
+                says,
+            )
+        }),
+    ) {
         let error = verifier.query(sql, &[&arg.to_string()]).expect_err(says);
         let db = error.as_db_error().unwrap();
         assert_eq!(db.code().code(), "22023", "{says}: {db:?}");

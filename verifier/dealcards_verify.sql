@@ -1,8 +1,8 @@
 -- dealcards_verify.sql: a verifier of dealcards' provably fair deals for any PostgreSQL 14 or
 -- later, managed ones included, with no dealcards library: plain SQL and PL/pgSQL over pgcrypto
 -- (a trusted extension every provider offers). It recomputes deals and checks a desk's chain
--- from what the house publishes, as docs/provably_fair.md specifies them byte for byte, and
--- gives what dealcards' own fair_deal and fair_verify_desk give.
+-- from what the house publishes, as docs/provably_fair.md specifies them byte for byte
+-- (protocols 1 to 3), and gives what dealcards' own fair_deal and fair_verify_desk give.
 --
 --   CREATE EXTENSION IF NOT EXISTS pgcrypto;
 --   \i dealcards_verify.sql
@@ -187,6 +187,37 @@ BEGIN
 END
 $$;
 
+-- A published time (jsonb's text of a timestamptz: ISO 8601 with its offset, as
+-- 2026-12-31T20:59:59.999999-03:00) as the microseconds since 1970-01-01 00:00:00 UTC, exactly,
+-- or 22023 naming what it was. The offset is required and the form is ISO 8601's, so the
+-- instant read is the same whatever TimeZone and DateStyle are set to.
+CREATE OR REPLACE FUNCTION dealcards_verify_time(value jsonb, what text)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    micros numeric;
+BEGIN
+    IF jsonb_typeof(value) IS DISTINCT FROM 'string'
+       OR value #>> '{}' !~ '^[0-9]{4,6}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?[+-][0-9]{2}:[0-9]{2}(:[0-9]{2})?( BC)?$' THEN
+        RAISE EXCEPTION '% is not a time with its offset, as 2026-01-31T12:00:00+00:00: %', what, coalesce(value::text, 'missing')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    BEGIN
+        -- numeric on PostgreSQL 14 and later: exact.
+        micros := extract(epoch FROM (value #>> '{}')::timestamptz) * 1000000;
+    EXCEPTION WHEN data_exception THEN
+        micros := NULL;
+    END;
+    IF micros IS NULL OR micros NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN
+        RAISE EXCEPTION '% is not a time a round can have: %', what, value::text
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN micros::bigint;
+END
+$$;
+
 -- What dealcards' fair_verify_desk gives, row for row and word for word, from the desk's
 -- publication (fair_publication(desk), as the house publishes it): every game in chain order,
 -- verified true (it recomputes from its revealed seed and links into the chain), NULL (it links;
@@ -221,6 +252,11 @@ DECLARE
     newest int;
     seat int;
     seen int := 0;
+    rules bytea;
+    rule_problems text[];
+    house int;
+    house_seat bigint;
+    max_deals bigint;
 BEGIN
     IF jsonb_typeof(publication) IS DISTINCT FROM 'object'
        OR jsonb_typeof(publication -> 'games') IS DISTINCT FROM 'array'
@@ -233,7 +269,7 @@ BEGIN
     FOR r IN SELECT value FROM jsonb_array_elements(publication -> 'rounds') LOOP
         round := dealcards_verify_int(r -> 'round', 'a round''s number');
         protocol := dealcards_verify_int(r -> 'protocol', format('round %s''s protocol', round));
-        IF protocol NOT IN (1, 2) THEN
+        IF protocol NOT BETWEEN 1 AND 3 THEN
             RAISE EXCEPTION 'round % is of protocol %, which this verifier does not know', round, protocol
                 USING ERRCODE = 'invalid_parameter_value',
                       HINT = 'Use the verifier of the dealcards release that dealt it.';
@@ -246,9 +282,48 @@ BEGIN
             RAISE EXCEPTION 'round %''s house_seats is not an array', round
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
+        -- Its house seats are whole numbers (a null one is none, as fair_verify_desk reads it).
+        PERFORM dealcards_verify_int(value, format('a house seat of round %s', round))
+           FROM jsonb_array_elements(coalesce(r -> 'house_seats', '[]')) WHERE value <> 'null';
+        -- The rules protocol 3 chains (20 bytes, as docs/provably_fair.md gives them): the
+        -- protocol, the house seats as bits (seat 1 the lowest; a house seat that is not a seat
+        -- is left out, and said), seeds required, max_deals, then reveal_by (none: 9 zero
+        -- bytes). A round with no bound has no rules to chain: its games are hashed without.
+        rules := NULL;
+        rule_problems := '{}';
+        IF protocol = 3 THEN
+            house := 0;
+            FOR house_seat IN SELECT value::bigint FROM jsonb_array_elements(coalesce(r -> 'house_seats', '[]'))
+                               WHERE value <> 'null' LOOP
+                IF house_seat BETWEEN 1 AND 3 THEN
+                    house := house | (1 << (house_seat::int - 1));
+                ELSE
+                    rule_problems := rule_problems || format('its round''s house seat %s is not a seat', house_seat);
+                END IF;
+            END LOOP;
+            IF coalesce(r -> 'seeds_required', 'null') <> 'null' AND jsonb_typeof(r -> 'seeds_required') <> 'boolean' THEN
+                RAISE EXCEPTION 'round %''s seeds_required is not true or false: %', round, r -> 'seeds_required'
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            IF coalesce(r -> 'max_deals', 'null') = 'null' THEN
+                rule_problems := rule_problems || 'its round has no bound, which protocol 3 chains'::text;
+            ELSE
+                max_deals := dealcards_verify_int(r -> 'max_deals', format('round %s''s max_deals', round));
+                rules := '\x03'::bytea || set_byte('\x00'::bytea, 0, house)
+                         || CASE WHEN r -> 'seeds_required' = 'true' THEN '\x01'::bytea ELSE '\x00'::bytea END
+                         || int8send(max_deals);
+            END IF;
+            IF coalesce(r -> 'reveal_by', 'null') = 'null' THEN
+                rules := rules || ('\x' || repeat('00', 9))::bytea;
+            ELSE
+                rules := rules || '\x01'::bytea
+                         || int8send(dealcards_verify_time(r -> 'reveal_by', format('round %s''s reveal_by', round)));
+            END IF;
+        END IF;
         rounds := rounds || jsonb_build_object(encode(commitment, 'hex'), jsonb_build_object(
             'round', round, 'protocol', protocol, 'server_seed', r -> 'server_seed',
-            'house_seats', coalesce(r -> 'house_seats', '[]')));
+            'house_seats', coalesce(r -> 'house_seats', '[]'),
+            'rules', encode(rules, 'hex'), 'rule_problems', to_jsonb(rule_problems)));
         newest := greatest(newest, round);
     END LOOP;
     FOR g IN SELECT value FROM jsonb_array_elements(publication -> 'games') LOOP
@@ -286,15 +361,20 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         protocol := (info ->> 'protocol')::int;
+        problems := problems || ARRAY(SELECT jsonb_array_elements_text(info -> 'rule_problems'));
         IF protocol >= 2 THEN
-            FOR seat IN SELECT value::int FROM jsonb_array_elements_text(info -> 'house_seats') LOOP
-                IF seat BETWEEN 1 AND 3 AND seeds[seat] <> '' THEN
-                    problems := problems || format('seat %s is a house seat of its round, yet its client seed is not empty', seat);
+            FOR house_seat IN SELECT value::bigint FROM jsonb_array_elements_text(info -> 'house_seats') LOOP
+                IF house_seat BETWEEN 1 AND 3 THEN
+                    IF seeds[house_seat::int] <> '' THEN
+                        problems := problems || format('seat %s is a house seat of its round, yet its client seed is not empty', house_seat);
+                    END IF;
                 END IF;
             END LOOP;
         END IF;
-        -- The chain hash, as docs/provably_fair.md gives it.
-        hashed := previous || int4send(desk) || commitment || int8send(nonce);
+        -- The chain hash, as docs/provably_fair.md gives it: the round's rules under protocol 3,
+        -- the players under protocols 2 and 3.
+        hashed := previous || int4send(desk) || commitment || coalesce(decode(info ->> 'rules', 'hex'), '\x')
+                  || int8send(nonce);
         FOR seat IN 1..3 LOOP
             seed := convert_to(seeds[seat], 'UTF8');
             IF protocol >= 2 THEN
@@ -307,7 +387,7 @@ BEGIN
         END LOOP;
         hashed := hashed || set_byte('\x00'::bytea, 0, leader);
         IF digest(hashed, 'sha256') <> chain THEN
-            problems := problems || 'the chain is broken here: the game''s hash is not SHA-256 over the previous game''s hash and this record (the record was changed, or a game before it is missing)'::text;
+            problems := problems || 'the chain is broken here: the game''s hash is not SHA-256 over the previous game''s hash and this record (the record or its round''s rules were changed, or a game before it is missing)'::text;
         END IF;
         IF info -> 'server_seed' <> 'null' THEN
             IF digest(decode(info ->> 'server_seed', 'hex'), 'sha256') <> commitment THEN
