@@ -2,7 +2,8 @@
 # The players' verifiers (verifier/index.html in headless chromium, and tools/verify_deal.py)
 # against deals the extension made: on the running throwaway cluster of PG_VERSION, a desk in
 # provably fair mode deals over three rounds (seat 3 the house's in the first two; players and
-# seeds change between rounds; player ids beyond 2^53 and below 0), each statement committing
+# seeds change between rounds; player ids beyond 2^53 and below 0; the last round's seed due
+# within 30 days, its publication read in the Asia/Kolkata time zone), each statement committing
 # on its own as deals take only what was committed before them. The receipts (fair_receipt of
 # each game, and each deal's notification, which must be the same), the desk's
 # fair_publication, and each revealed deal go to tests/browser/run.sh, which also checks golden
@@ -31,7 +32,7 @@ INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 2, 9007199254
 SELECT set_client_seed(7, 1, '🂡'), set_client_seed(7, 2, repeat('ж', 128));
 SELECT deal_cards(7);
 SELECT deal_cards(7);
-SELECT round FROM fair_reveal(7, house_seats => '{}');
+SELECT round FROM fair_reveal(7, house_seats => '{}', reveal_within => interval '30 days');
 DELETE FROM desk_player WHERE desk_id = 7 AND player_no = 3;
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 3, -42);
 SELECT set_client_seed(7, 1, 'Zoë'), set_client_seed(7, 2, E'two\nlines'), set_client_seed(7, 3, 'x y');
@@ -43,7 +44,9 @@ psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/receipts.jsonl
   -c 'SELECT fair_receipt(game_id) FROM game WHERE desk_id = 7 AND fair_commitment IS NOT NULL ORDER BY game_id'
 sed -n 's/^Asynchronous notification "dealcards_desk_7" with payload "\(.*\)" received from server process with PID [0-9]*\.$/\1/p' \
   "$out/session.txt" >"$out/notified.jsonl"
-psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/publication.json" \
+# Read in a time zone half an hour off the hour: the round in force's reveal_by is published
+# with that offset, which the verifiers read to the microsecond into the chain (protocol 3).
+PGTZ=Asia/Kolkata psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/publication.json" \
   -c 'SELECT fair_publication(7)'
 # The revealed deals, each with its round's seed, for the page's single-deal part.
 psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser -o "$out/deals.json" <<'SQL'

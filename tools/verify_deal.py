@@ -504,7 +504,7 @@ def _bool(obj, key, where):
 
 def rules_of(rnd, where):
     """The rules protocol 3 chains, of a parsed round (or of --rules)."""
-    if rnd["reveal_by"] is not None and abs(rnd["reveal_by"].year) >= 9999:
+    if rnd["reveal_by"] is not None and not 1 < rnd["reveal_by"].year < 9999:
         raise BadInput("%s: reveal_by is not a time a round can have" % where)
     try:
         rules = {k: rnd[k] for k in ("house_seats", "seeds_required", "max_deals", "reveal_by")}

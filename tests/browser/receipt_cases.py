@@ -9,6 +9,7 @@ check that must fail for each receipt it breaks. Golden cases come from
 tests/reference/fair_golden.json.
 """
 import copy
+import datetime
 import hashlib
 import json
 from pathlib import Path
@@ -48,16 +49,30 @@ def receipt_of(pub, game):
             "client_seeds": list(game["client_seeds"])}
 
 
+def chained_rules(rnd):
+    """The rules a published round's games chain: under protocol 3, its house seats, seeds
+    required, max_deals and reveal_by (read from its text with its offset), else None."""
+    if rnd["protocol"] != 3:
+        return None
+    where = "round %d" % rnd["round"]
+    return verify_deal.rules_of({"house_seats": rnd["house_seats"], "seeds_required": rnd["seeds_required"],
+                                 "max_deals": rnd["max_deals"],
+                                 "reveal_by": verify_deal._time(rnd, "reveal_by", where)}, where)
+
+
 def relink(pub, start=0):
     """Recomputes the chain hashes from game number `start` on, and the chain head, as someone
-    who can write every table would after changing games."""
+    who can write every table would after changing games (or a round's rules): each game under
+    its round's protocol, with its players under protocols 2 and 3 and its round's rules under
+    protocol 3, as the rounds are published."""
     rounds = {r["round"]: r for r in pub["rounds"]}
     prev = bytes(32) if start == 0 else bytes.fromhex(pub["games"][start - 1]["chain_hash"])
     for g in pub["games"][start:]:
-        players = g["players"] if rounds[g["round"]]["protocol"] == 2 else None
+        rnd = rounds[g["round"]]
+        players = g["players"] if rnd["protocol"] >= 2 else None
         h = verify_deal.chain_hash(prev, pub["desk"], bytes.fromhex(g["commitment"]), g["nonce"],
                                    [bytes.fromhex(s) for s in g["client_seeds"]], *g["cards"],
-                                   g["leader"], players=players)
+                                   g["leader"], players=players, rules=chained_rules(rnd))
         g["chain_hash"] = h.hex()
         prev = h
     if pub["games"]:
@@ -88,14 +103,20 @@ def other_hex(h):
 def real_cases(pub, receipts):
     """The desk as dealt, then one tampered case of each kind. The desk must have at least two
     revealed rounds with at least two games each, and a round in force with games: seat 3 is a
-    house seat in the first round."""
+    house seat in the first two rounds (its seed empty there), every round is of protocol 3 (its
+    rules chained), and the round in force has a reveal_by published with an offset other than
+    UTC's."""
     rounds = sorted(r["round"] for r in pub["rounds"])
     games = pub["games"]
     by_round = {n: [g for g in games if g["round"] == n] for n in rounds}
     first, second, last = rounds[0], rounds[1], rounds[-1]
+    rnd = {r["round"]: r for r in pub["rounds"]}
     if (len(rounds) < 3 or not all(revealed(pub, n) for n in rounds[:-1]) or revealed(pub, last)
             or min(len(by_round[n]) for n in rounds) < 2 or len(by_round[first]) < 3
-            or 3 not in next(r for r in pub["rounds"] if r["round"] == first)["house_seats"]):
+            or any(rnd[n]["house_seats"] != [3] for n in (first, second))
+            or any(g["client_seeds"][2] for n in (first, second) for g in by_round[n])
+            or any(r["protocol"] != 3 for r in pub["rounds"])
+            or not rnd[last].get("reveal_by") or rnd[last]["reveal_by"].endswith(("+00:00", "Z"))):
         raise ValueError("the real desk is not the one scripts/test_browser.sh deals")
     if [receipt_of(pub, g) for g in games] != receipts:
         raise ValueError("the receipts are not the publication's games, in order")
@@ -117,12 +138,13 @@ def real_cases(pub, receipts):
         return {g["game"]: verdict for g in games[pos[game_id]:] if g["game"] not in but}
 
     # The round in force past its bound, by its deals or by its time: its receipts are overdue,
-    # not "not revealed yet"; short of its bound, not revealed yet.
+    # not "not revealed yet"; short of its bound, not revealed yet. Protocol 3 chains the bound:
+    # a house that dealt the round under that bound from the start, its receipts given so.
     def bounded(name, max_deals, reveal_by, verdict):
         p = copy.deepcopy(pub)
-        rnd = next(r for r in p["rounds"] if r["round"] == last)
-        rnd.update(max_deals=max_deals, reveal_by=reveal_by)
-        cases.append(Case(name, p, receipts,
+        next(r for r in p["rounds"] if r["round"] == last).update(max_deals=max_deals, reveal_by=reveal_by)
+        relink(p)
+        cases.append(Case(name, p, [receipt_of(p, g) for g in p["games"]],
                           with_verdicts({g["game"]: verdict for g in by_round[last]})))
 
     overdue = (OVERDUE, "commitment")
@@ -200,6 +222,36 @@ def real_cases(pub, receipts):
     del p["games"][-1]
     cases.append(Case("the newest game removed, the chain head left", p, receipts,
                       with_verdicts({games[-1]["game"]: (FAILED, "game")}), desk=(FAILED, ("chain",))))
+
+    # A round's rules rewritten after its deals (protocol 3 chains them): house seat 3, whose
+    # seed is empty, given up; seeds no longer required; another max_deals; a time limit set.
+    # Each receipt of the round and of every later round fails "chain", whether the chain is left
+    # as it was (the desk line fails too) or relinked from the round's first game as a superuser
+    # could (the desk line recomputes to the new head): the receipts are of the rules dealt under.
+    for what, change in (("house seat 3 given up", {"house_seats": []}),
+                         ("seeds no longer required", {"seeds_required": False}),
+                         ("another max_deals", {"max_deals": len(b)}),
+                         ("a reveal_by set", {"reveal_by": "2026-12-31T23:59:59.999999+05:30"})):
+        for relinked in (False, True):
+            p = copy.deepcopy(pub)
+            next(r for r in p["rounds"] if r["round"] == second).update(change)
+            if relinked:
+                relink(p, pos[b[0]])
+            cases.append(Case("a revealed round's rules rewritten after its deals: %s%s"
+                              % (what, ", the chain relinked" if relinked else ""), p, receipts,
+                              with_verdicts(from_on(b[0], (FAILED, "chain"))),
+                              desk=(VERIFIED, ()) if relinked else (FAILED, ("chain",))))
+    # The round in force's reveal_by as published (with its session's offset) is read to the
+    # microsecond: the same instant written in UTC is the same rule; a microsecond later is not.
+    due = verify_deal._time(rnd[last], "reveal_by", "the round in force")
+    for text, same in ((due.astimezone(datetime.timezone.utc).isoformat(), True),
+                       ((due + datetime.timedelta(microseconds=1)).isoformat(), False)):
+        p = copy.deepcopy(pub)
+        next(r for r in p["rounds"] if r["round"] == last)["reveal_by"] = text
+        cases.append(Case("the round in force's reveal_by %s as %s" % ("written" if same else "rewritten", text),
+                          p, receipts, base if same else
+                          with_verdicts(from_on(by_round[last][0]["game"], (FAILED, "chain"))),
+                          desk=(VERIFIED, ()) if same else (FAILED, ("chain",))))
 
     # Houses that dealt so from the start: publication and receipts agree, and the rules of the
     # protocol say what is wrong.
@@ -345,18 +397,27 @@ def bad_player_inputs(pub):
 
 def golden_cases():
     """Publications made of tests/reference/fair_golden.json's chain cases (their hashes come
-    from the reference, not from what is tested): desk 7's protocol-1 games over two rounds, and
-    desk 7's protocol-2 games with negative and 64-bit players."""
+    from the reference, not from what is tested): desk 7's protocol-1 games over two rounds,
+    desk 7's protocol-2 games with negative and 64-bit players, and desk 7's protocol-3 games
+    under their round's rules, as a chain of two and as single first games under rules that
+    differ in one field each (reveal_by west of UTC, half an hour east of it, before 1970)."""
     chain = json.loads((ROOT / "tests" / "reference" / "fair_golden.json").read_text(encoding="utf-8"))["chain"]
     seeds = {verify_deal.commitment_of(s).hex(): s for s in (bytes(32), bytes(range(32)), b"\xff" * 32)}
 
     def publication(cases, protocol):
         if [c["prev_hash"] for c in cases] != ["00" * 32] + [c["chain_hash"] for c in cases[:-1]]:
             raise ValueError("the golden chain cases do not follow each other")
+        rules = [c.get("rules") for c in cases]
+        if rules[1:] != rules[:-1] or (rules[0] is not None) != (protocol == 3):
+            raise ValueError("the golden chain cases are not under one round's rules of protocol %d" % protocol)
         commitments = list(dict.fromkeys(c["commitment"] for c in cases))
         rounds = [{"round": n + 1, "commitment": c, "server_seed": seeds[c].hex(), "protocol": protocol,
                    "house_seats": [], "seeds_required": True, "committed_at": None, "revealed_at": None}
                   for n, c in enumerate(commitments)]
+        if rules[0] is not None:
+            # The round's rules as published (reveal_by as jsonb gives a time, with its offset).
+            for r in rounds:
+                r.update({k: rules[0][k] for k in ("house_seats", "seeds_required", "max_deals", "reveal_by")})
         games = [{"game": 100 + k, "round": commitments.index(c["commitment"]) + 1, "nonce": c["nonce"],
                   "commitment": c["commitment"], "players": c.get("players", [71, 72, 73]),
                   "client_seeds": [s.encode("utf-8").hex() for s in c["client_seeds"]],
@@ -369,12 +430,53 @@ def golden_cases():
     def named(prefix):
         return [c for c in chain if c["name"].startswith(prefix)]
 
+    def verdicts(pub):
+        """Verified, but for a receipt with a seed in a house seat of its round."""
+        house = {r["round"]: r["house_seats"] for r in pub["rounds"]}
+        return [(FAILED, "house seats") if any(g["client_seeds"][s - 1] for s in house[g["round"]])
+                else (VERIFIED, None) for g in pub["games"]]
+
     one = publication(named("desk 7, "), 1)
     two = publication([c for c in named("protocol 2: ") if "swapped" not in c["name"]], 2)
+    singles = named("protocol 3: first game, ")
+    three = publication([c for c in named("protocol 3: ") if c not in singles], 3)
+    if len(three["games"]) != 2 or three["rounds"][0]["house_seats"] != [3] or len(singles) < 7:
+        raise ValueError("tests/reference/fair_golden.json has not the protocol-3 chain cases expected")
     out = []
-    for name, pub in (("golden: protocol 1, two rounds", one), ("golden: protocol 2, 64-bit players", two)):
+    for name, pub in (("golden: protocol 1, two rounds", one), ("golden: protocol 2, 64-bit players", two),
+                      ("golden: protocol 3, seat 3 the house's, two games", three)):
         rs = [receipt_of(pub, g) for g in pub["games"]]
         out.append(Case(name, pub, rs, [(VERIFIED, None)] * len(rs)))
+    # Protocol 3, one first game per variant of the rules, each its own desk's publication: the
+    # page must hash each variant (and each reveal_by with its offset, to the microsecond) as the
+    # reference does. Where a house seat has a client seed ("seats 1 and 2 the house's") the
+    # receipt fails "house seats" before its chain is looked at, but the desk line still checks
+    # the chain against the reference hash.
+    for c in singles:
+        pub = publication([c], 3)
+        out.append(Case("golden: protocol 3, " + c["name"][len("protocol 3: "):], pub,
+                        [receipt_of(pub, g) for g in pub["games"]], verdicts(pub)))
+    # The same instant written with another offset is the same rule: the reference hash still
+    # verifies (Z, an offset with seconds, a fraction with a trailing zero); one microsecond off is
+    # another rule, and another chain.
+    by_time = {c["rules"]["reveal_by_micros"]: c for c in singles if c["rules"]["reveal_by"] is not None}
+    for micros, text, same in (
+            (1798761599999999, "2026-12-31T23:59:59.999999Z", True),
+            (1798761599999999, "2027-01-01T00:19:31.999999+00:19:32", True),
+            (1798761599999999, "2026-12-31T20:59:59.999998-03:00", False),
+            (1798761600000001, "2026-12-31T14:00:00.000001-10:00", True),
+            (1798761600000001, "2027-01-01T05:30:00.000002+05:30", False),
+            (-500000, "1970-01-01T05:29:59.50+05:30", True),
+            (-500000, "1969-12-31T23:59:59.500001+00:00", False)):
+        pub = publication([by_time[micros]], 3)
+        pub["rounds"][0]["reveal_by"] = text
+        rs = [receipt_of(pub, g) for g in pub["games"]]
+        if same:
+            out.append(Case("golden: protocol 3, reveal_by %s, the same instant" % text, pub, rs,
+                            [(VERIFIED, None)]))
+        else:
+            out.append(Case("golden: protocol 3, reveal_by %s, a microsecond off" % text, pub, rs,
+                            [(FAILED, "chain")], desk=(FAILED, ("chain",))))
     # Under protocol 1 the players are not chained: the same games with players given to others
     # still verify, and under protocol 2 they do not.
     p = copy.deepcopy(one)
@@ -386,6 +488,22 @@ def golden_cases():
     rs = [receipt_of(p, g) for g in p["games"]]
     out.append(Case("golden: protocol 2 chains the players", p, rs,
                     [(FAILED, "chain")] * 2, desk=(FAILED, ("chain",))))
+    # Protocol 3 chains the players and its round's rules: the publication with one of them
+    # changed no longer gives the reference hashes. No change here reaches another check first
+    # (seat 3, the house seat given up, has the empty seed).
+    for what, change in (("the players: seats 1 and 2 swapped", None),
+                         ("its rules: the house seat given up", {"house_seats": []}),
+                         ("its rules: seeds no longer required", {"seeds_required": False}),
+                         ("its rules: another max_deals", {"max_deals": 999}),
+                         ("its rules: a reveal_by set", {"reveal_by": "2026-12-31T20:59:59.999999-03:00"})):
+        p = copy.deepcopy(three)
+        if change is None:
+            p["games"][0]["players"] = [72, 71, 73]
+        else:
+            p["rounds"][0].update(change)
+        rs = [receipt_of(p, g) for g in p["games"]]
+        out.append(Case("golden: protocol 3 chains " + what, p, rs,
+                        [(FAILED, "chain")] * 2, desk=(FAILED, ("chain",))))
     return out
 
 
@@ -397,6 +515,12 @@ def bad_inputs(pub, receipts):
     no_commitment = {k: v for k, v in receipts[0].items() if k not in ("commitment", "round", "nonce")}
     short = copy.deepcopy(pub)
     short["games"][0]["cards"][0] = short["games"][0]["cards"][0][:16]
+
+    def round_so(**change):
+        """The publication with its first round changed so."""
+        p = copy.deepcopy(pub)
+        p["rounds"][0].update(change)
+        return json.dumps(p)
     return [
         ("a publication that is not JSON", good_pub[:-1], good_r, "not JSON"),
         ("receipts that are not JSON", good_pub, "{\"desk\": 7,", "not JSON"),
@@ -408,4 +532,15 @@ def bad_inputs(pub, receipts):
          json.dumps(dict(receipts[0], client_seeds=["61" * 257, "", ""])), "256"),
         ("a publication with a hand of 16 cards", json.dumps(short), good_r, "cards"),
         ("a publication with a key twice", good_pub[:-1] + ", \"desk\": 8}", good_r, "twice"),
+        ("a protocol-4 round", round_so(protocol=4), good_r, "protocol"),
+        ("a round whose seeds_required is no boolean", round_so(seeds_required=1), good_r, "seeds_required"),
+        ("a protocol-3 round without max_deals", round_so(protocol=3, max_deals=None, reveal_by=None), good_r,
+         "max_deals is an integer under protocol 3"),
+        ("a protocol-3 round with a house seat twice",
+         round_so(protocol=3, max_deals=1000, reveal_by=None, house_seats=[3, 3]), good_r, "each at most once"),
+        ("a protocol-3 round due in the year 9999",
+         round_so(protocol=3, max_deals=1000, reveal_by="9999-01-01T00:00:00+00:00"), good_r,
+         "not a time a round can have"),
+        ("a reveal_by on February 30", round_so(reveal_by="2026-02-30T00:00:00+00:00"), good_r, "reveal_by"),
+        ("a reveal_by without its offset", round_so(reveal_by="2026-01-31T12:00:00"), good_r, "reveal_by"),
     ]

@@ -20,11 +20,14 @@ must be the same), PUB.json what fair_publication returned after. The page and `
 tests/browser/receipt_cases.py says: "verified" for a revealed round's, "not revealed yet" for
 the round in force's ("overdue" once its bound has passed: its max_deals games published, or its
 reveal_by past), and for each kind of tampering (receipts changed; games changed, removed,
-inserted or given to other players with the chain relinked; a wrong server seed; a house seat
-with a seed; a round left without a reveal; a repeated nonce; cards the seeds do not deal)
+inserted or given to other players with the chain relinked; a round's rules rewritten after its
+deals, the chain relinked or not; a wrong server seed; a house seat with a seed; a round left
+without a reveal; a repeated nonce; cards the seeds do not deal)
 "failed" with the check that catches it named; golden publications made of
-tests/reference/fair_golden.json's chain hashes (protocols 1 and 2) must verify; input that is
-no publication or receipt must be refused with a clear message (exit status 2).
+tests/reference/fair_golden.json's chain hashes (protocols 1 to 3; under protocol 3 each variant
+of a round's rules, reveal_by read with its offset to the microsecond) must verify, and fail
+"chain" with one rule changed; input that is no publication or receipt must be refused with a
+clear message (exit status 2).
 
 The player's own inputs, with the receipts as the deals notified them: given a player id, both
 must list as withheld exactly the published games naming that player whose receipts were not
@@ -703,14 +706,18 @@ def check_cli_text(case, tmp):
 
 
 def check_cli_chain():
-    """verify_deal.py --chain gives each golden chain hash, under protocol 1 without players and
-    under protocol 2 with them."""
+    """verify_deal.py --chain gives each golden chain hash, under protocol 1 without players,
+    under protocol 2 with them, and under protocol 3 with them and the round's rules as a
+    publication gives them."""
     for c in json.loads(GOLDEN.read_text(encoding="utf-8"))["chain"]:
         cards = c["p1_cards"] + c["p2_cards"] + c["p3_cards"] + c["extra_cards"]
         args = [sys.executable, str(TOOL), "--chain", "--desk=%d" % c["desk"], "--commitment", c["commitment"],
                 "--nonce", str(c["nonce"]), "--prev-hash", c["prev_hash"], "--cards", ",".join(map(str, cards)),
                 "--leader", str(c["leader"]), "--json"]
         args += ["--client-seed=" + s for s in c["client_seeds"]] + ["--player=%d" % p for p in c.get("players", [])]
+        if "rules" in c:
+            args += ["--rules", json.dumps({k: c["rules"][k] for k in
+                                            ("house_seats", "seeds_required", "max_deals", "reveal_by")})]
         p = subprocess.run(args, capture_output=True, text=True)
         if p.returncode != 0 or json.loads(p.stdout)["chain_hash"] != c["chain_hash"]:
             fail("tools/verify_deal.py --chain, %s: %s" % (c["name"], (p.stdout + p.stderr).strip()))
