@@ -154,6 +154,42 @@ BEGIN
 END
 $$;
 
+-- ---------------------------------------------------------------------------------------------
+-- Restores: a round records the token of the server it was committed on (dealcards_instance,
+-- made by CREATE EXTENSION and not dumped), and a provably fair deal refuses a round of another
+-- token until it is revealed (docs/operations.md). The rounds in force when the update runs were
+-- committed here: they take this server's new token. In a DO block, as above, for Citus: each
+-- node adds the column to its own table, and only a single server or the coordinator marks the
+-- rounds (through the coordinator, with the token as a constant: a worker's own token is not
+-- the one the deals read).
+-- ---------------------------------------------------------------------------------------------
+CREATE TABLE @extschema@.dealcards_instance (
+    token    uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid(),
+    only_row boolean PRIMARY KEY DEFAULT true CONSTRAINT dealcards_instance_one_row CHECK (only_row)
+);
+INSERT INTO @extschema@.dealcards_instance DEFAULT VALUES;
+REVOKE ALL ON @extschema@.dealcards_instance FROM PUBLIC;
+
+DO $$
+DECLARE
+    coordinator boolean := true;
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                    WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
+                      AND attname = 'instance' AND NOT attisdropped) THEN
+        ALTER TABLE @extschema@.fair_seed ADD COLUMN instance uuid;
+    END IF;
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL THEN
+        EXECUTE 'SELECT citus_is_coordinator()' INTO coordinator;
+    END IF;
+    IF coordinator THEN
+        EXECUTE pg_catalog.format(
+            'UPDATE @extschema@.fair_seed SET instance = %L::pg_catalog.uuid WHERE revealed_at IS NULL',
+            (SELECT token FROM @extschema@.dealcards_instance));
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE VIEW @extschema@.fair_commitment WITH (security_barrier) AS
 SELECT desk_id,
        round,

@@ -64,6 +64,7 @@ mod sql {
     statement!(REVEAL, "reveal.sql");
     statement!(REVEAL_BEFORE_0_5, "reveal_before_0_5.sql");
     statement!(ROUND, "round.sql");
+    statement!(INSTANCE, "instance.sql");
     statement!(ROUND_BEFORE_0_7, "round_before_0_7.sql");
     statement!(ROUND_BEFORE_0_5, "round_before_0_5.sql");
     statement!(SEAT_PLAYER, "seat_player.sql");

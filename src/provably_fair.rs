@@ -26,6 +26,7 @@ use pgrx::JsonB;
 
 use crate::desk_store::{DeskStore, FairRecord, FairState, RoundRules, Seats};
 use crate::documents::{self, Publication, Receipt};
+use crate::installed::Tables;
 use crate::results::Built;
 use crate::statements::ExtensionSchema;
 use crate::text::{utf8_of, TextBytes, Utf8Texts};
@@ -476,6 +477,8 @@ struct KeptRound {
     /// The round's bound: the deals it may deal, and when its seed is due.
     max_deals: i64,
     reveal_by: Option<pg_sys::TimestampTz>,
+    /// The token of the server it was committed on.
+    instance: Option<String>,
 }
 
 impl KeptRound {
@@ -529,11 +532,15 @@ fn kept_round(
     let key = (schema.oid(), desk_id);
     let commitment = desk.commitment.as_deref().unwrap_or_default();
     let keep = desks.tables().rounds_are_keyed();
+    // A round kept before ALTER EXTENSION UPDATE brought the rounds their server's token is
+    // read again.
+    let tokens = desks.tables() == Tables::Current;
     if keep {
         let kept = ROUND_SEEDS.with_borrow(|seeds| {
             seeds
                 .get(&key)
                 .filter(|k| k.round == desk.round && k.commitment[..] == *commitment)
+                .filter(|k| k.instance.is_some() || !tokens)
                 .cloned()
         });
         if let Some(kept) = kept {
@@ -560,6 +567,7 @@ fn kept_round(
         seeds_required: stored.seeds_required,
         max_deals: stored.max_deals,
         reveal_by: stored.reveal_by,
+        instance: stored.instance,
     };
     if keep && !stored.written_here {
         ROUND_SEEDS.with_borrow_mut(|seeds| {
@@ -610,6 +618,30 @@ fn refuse_past_bound(desk_id: i32, desk: &FairState, round: &KeptRound) {
     unreachable!("an ERROR does not return");
 }
 
+/// Refuses (55000) a deal under a round committed on another server than this one (its token,
+/// dealcards_instance, is not this server's): a round in force in a restored dump, or in a
+/// logical replica, may have been revealed since where it came from, its seed public. The desk
+/// deals again once the round is revealed here.
+fn refuse_round_of_another_server(desks: &mut DeskStore<'_, '_>, desk_id: i32, round: &KeptRound) {
+    let Some(here) = desks.server_token() else {
+        return;
+    };
+    if round.instance.as_deref() == Some(here.as_str()) {
+        return;
+    }
+    pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "desk {desk_id} deals nothing under round {} until the round is revealed: it was committed on another server, or before this database was restored (where it came from, its seed may be public)",
+            round.round
+        ),
+        pgrx::function_name!(),
+    )
+    .set_hint(format!("SELECT fair_reveal({desk_id}) reveals the round and commits to the next one on this server, under which the desk deals again (fair_mode_off({desk_id}) leaves the mode)."))
+    .report(pgrx::PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return");
+}
+
 /// The provably fair deal at a locked desk with these (checked) seats: the next nonce under its
 /// round, from the seated players' client seeds, and what is recorded of it. Refuses (55000)
 /// inputs this transaction wrote, and a seat without a seed in a round that requires one.
@@ -626,6 +658,7 @@ pub fn deal_at(
         refuse_own_input(desk_id, format!("its round {} was committed", desk.round));
     }
     refuse_past_bound(desk_id, desk, &round);
+    refuse_round_of_another_server(desks, desk_id, &round);
     if let Some(seat) = seats.written_here.iter().position(|&w| w) {
         refuse_own_input(
             desk_id,

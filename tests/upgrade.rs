@@ -225,7 +225,12 @@ fn fair_seats_seeds(client: &mut Client) -> Vec<String> {
 fn one<T: for<'a> postgres::types::FromSql<'a>>(client: &mut Client, sql: &str) -> T {
     client
         .query_one(sql, &[])
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{sql}: {}",
+                e.as_db_error().map_or(e.to_string(), |d| format!("{d:?}"))
+            )
+        })
         .get(0)
 }
 

@@ -25,10 +25,26 @@ CREATE TABLE @extschema@.fair_seed (
     -- nothing until the round is revealed.
     max_deals      bigint NOT NULL DEFAULT 1000 CONSTRAINT fair_seed_max_deals_check CHECK (max_deals OPERATOR(pg_catalog.>) 0),
     reveal_by      timestamptz,
+    -- The token of the server the round was committed on (dealcards_instance): a deal refuses a
+    -- round committed under another one.
+    instance       uuid,
     PRIMARY KEY (desk_id, round),
     CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
 );
 REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
+
+-- The server this database's rounds are dealt on: a random token that CREATE EXTENSION makes.
+-- pg_upgrade, a standby and a point-in-time recovery keep it with the files; pg_dump does not
+-- dump it (it is no configuration table), so the CREATE EXTENSION of a restore makes a new one,
+-- and so does a logical replica's. A round records the token it was committed under
+-- (fair_seed.instance), and a provably fair deal refuses a round of another token (55000): a
+-- round in force in a dump may have been revealed since at its source, its seed public.
+CREATE TABLE @extschema@.dealcards_instance (
+    token    uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid(),
+    only_row boolean PRIMARY KEY DEFAULT true CONSTRAINT dealcards_instance_one_row CHECK (only_row)
+);
+INSERT INTO @extschema@.dealcards_instance DEFAULT VALUES;
+REVOKE ALL ON @extschema@.dealcards_instance FROM PUBLIC;
 
 -- A desk in provably fair mode names one of its own rounds whose seed is unrevealed, with that
 -- round's commitment. No foreign key holds it (pg_restore -j would refuse desks whose round

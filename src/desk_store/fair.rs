@@ -1,6 +1,8 @@
 //! The provably fair statements of the desk store: a desk's rounds (their commitments, rules
 //! and reveals), its players' client seeds, and what the verifications and receipts read.
 
+use std::cell::RefCell;
+
 use pgrx::datum::{Interval, TimestampWithTimeZone};
 use pgrx::pg_sys;
 
@@ -24,7 +26,17 @@ pub struct StoredRound {
     pub reveal_by: Option<pg_sys::TimestampTz>,
     /// `reveal_by` as a span from the round's commitment: what the next round takes by default.
     pub reveal_within: Option<Interval>,
+    /// The token of the server it was committed on (none on the tables of releases before
+    /// 0.7.0, and for a round stored before the token existed or restored from such a dump).
+    pub instance: Option<String>,
     pub written_here: bool,
+}
+
+thread_local! {
+    /// This server's token (dealcards_instance), with the oid of the table it was read from: a
+    /// restore's CREATE EXTENSION makes the table anew, with another token, so another oid
+    /// reads it again. Only the tables' owner can change the row.
+    static TOKEN: RefCell<Option<(pg_sys::Oid, String)>> = const { RefCell::new(None) };
 }
 
 /// The rules of a new round.
@@ -67,7 +79,12 @@ impl DeskStore<'_, '_> {
                     rules.seeds_required.into(),
                 ]);
                 if self.tables == Tables::Current {
-                    args.extend([rules.max_deals.into(), rules.reveal_within.into()]);
+                    let token = self.server_token();
+                    args.extend([
+                        rules.max_deals.into(),
+                        rules.reveal_within.into(),
+                        token.into(),
+                    ]);
                     sql::ADD_ROUND
                 } else {
                     sql::ADD_ROUND_BEFORE_0_7
@@ -81,6 +98,23 @@ impl DeskStore<'_, '_> {
             &[desk_id.into(), round.into(), commitment.to_vec().into()],
         );
         round
+    }
+
+    /// This server's token, which the rounds committed here record ([`StoredRound::instance`]);
+    /// none on the tables of releases before 0.7.0. Read once per backend and table.
+    pub fn server_token(&mut self) -> Option<String> {
+        let relid = self.schema.relation(c"dealcards_instance")?;
+        let kept = TOKEN.with_borrow(|t| {
+            t.as_ref()
+                .filter(|(r, _)| *r == relid)
+                .map(|(_, token)| token.clone())
+        });
+        if kept.is_some() {
+            return kept;
+        }
+        let token: String = self.run(sql::INSTANCE, &[]).first().required("token");
+        TOKEN.with_borrow_mut(|t| *t = Some((relid, token.clone())));
+        Some(token)
     }
 
     /// Takes the desk out of provably fair mode.
@@ -126,6 +160,7 @@ impl DeskStore<'_, '_> {
                 max_deals: i64::MAX,
                 reveal_by: None,
                 reveal_within: None,
+                instance: None,
                 written_here: false,
             });
         }
@@ -157,6 +192,7 @@ impl DeskStore<'_, '_> {
             } else {
                 None
             },
+            instance: if bounded { row.value("instance") } else { None },
             server_seed: row.required("server_seed"),
             protocol: row.required("protocol"),
             house_seats: row

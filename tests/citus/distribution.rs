@@ -167,13 +167,19 @@ fn every_key_includes_the_distribution_column() {
         .iter()
         .map(|(t, col, _)| (t.to_string(), Some(col.to_string())))
         .collect();
-    // What ALTER TABLE set on the node's tables (docs/operations.md): each node keeps its own.
-    expected.insert("dealcards_table_setting".into(), None);
+    // What ALTER TABLE set on the node's tables (docs/operations.md), and the server's token
+    // that its rounds record (the coordinator's, where deals run): each node keeps its own.
+    let own = ["dealcards_table_setting", "dealcards_instance"];
+    for table in own {
+        expected.insert(table.into(), None);
+    }
     assert_eq!(
         tables, expected,
         "the extension's tables and their distribution"
     );
-    expected.remove("dealcards_table_setting");
+    for table in own {
+        expected.remove(table);
+    }
     let unique = c
         .query(
             "SELECT c.relname::text, i.indexrelid::regclass::text, a.attname::text,

@@ -1,4 +1,8 @@
-//! A dump and restore keeps the commitment in force, its nonce and its seed.
+//! A dump and restore keeps every round, the commitment in force, its nonce and its seed; the
+//! restored database deals nothing under a round that was in force in the dump until that round
+//! is revealed there (at the source it may have been revealed since the dump, its seed public),
+//! whether the restore goes to another database or over the source with --clean, and whatever a
+//! connection kept of the round.
 
 use crate::desks::{
     all_verified, all_verified_or_pending, assert_games_recompute, database_with_extension, deal,
@@ -62,21 +66,22 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
     assert!(!public_may);
     assert_eq!(all_verified_or_pending(&mut copy, DESK), before);
 
-    // Dealing goes on under the same commitment with the next nonce and the same client seeds,
-    // and the reveal shows the same seed.
-    let result = deal(&mut copy, DESK);
-    let (_, game, commitment, nonce) = parse_dealt(&result);
-    assert_eq!(commitment, hex(&in_force));
-    assert_eq!(nonce, 2);
-    let seeds: serde_json::Value = serde_json::from_str(&result).unwrap();
-    assert_eq!(
-        seeds["client_seeds"],
-        serde_json::json!(["", hex("牌".as_bytes()), ""])
-    );
+    // At the source, the round in force is revealed after the dump: its seed is public.
+    original
+        .execute("SELECT * FROM fair_reveal($1)", &[&DESK])
+        .unwrap();
+    // The copy deals nothing under it: whoever read the seed would know every deal to come.
+    let refused = copy.query("SELECT deal_cards($1)", &[&DESK]).unwrap_err();
+    let db = refused.as_db_error().unwrap();
+    assert_eq!(db.code().code(), "55000", "{db:?}");
     assert!(
-        game > *before.iter().max().unwrap(),
-        "game numbering restarted"
+        db.message().contains("committed on another server"),
+        "{db:?}"
     );
+    assert!(db.hint().unwrap().contains("fair_reveal(5)"), "{db:?}");
+    assert_eq!(all_verified_or_pending(&mut copy, DESK), before);
+
+    // The step after a restore: the reveal ends the round and commits to the next one, here.
     let row = copy
         .query_one("SELECT round, commitment FROM fair_reveal($1)", &[&DESK])
         .unwrap();
@@ -85,14 +90,72 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
         shown_seed(&mut copy, DESK, row.get(0)),
         Some(secret.clone())
     );
-    assert_games_recompute(&mut copy, DESK, &in_force, &secret, 3);
-    let mut all = before.clone();
-    all.push(game);
-    assert_eq!(all_verified(&mut copy, DESK), all);
-    // The next commitment starts at nonce 0.
-    assert_eq!(parse_dealt(&deal(&mut copy, DESK)).3, 0);
+    assert_games_recompute(&mut copy, DESK, &in_force, &secret, 2);
+    assert_eq!(all_verified(&mut copy, DESK), before);
+    // The next commitment starts at nonce 0, with the numbering going on.
+    let result = deal(&mut copy, DESK);
+    let (_, game, commitment, nonce) = parse_dealt(&result);
+    assert_ne!(commitment, hex(&in_force));
+    assert_eq!(nonce, 0);
+    assert!(
+        game > *before.iter().max().unwrap(),
+        "game numbering restarted"
+    );
     drop(copy);
     original
         .batch_execute(&format!("DROP DATABASE {into} WITH (FORCE)"))
+        .unwrap();
+}
+
+#[test]
+fn a_restore_over_the_source_deals_nothing_under_the_round_a_connection_kept() {
+    const DESK: i32 = 6;
+    let db = "dealcards_fair_restored_over";
+    let mut dealer = database_with_extension(db);
+    seat(&mut dealer, DESK, &[1, 2, 3]);
+    for sql in [
+        "SELECT fair_mode_on($1, seeds_required => false)",
+        "SELECT deal_cards($1)",
+    ] {
+        dealer.execute(sql, &[&DESK]).unwrap();
+    }
+    // This connection dealt under the round, and keeps its seed for the next deal. The database
+    // is dumped and restored over itself (--clean), the connection still open.
+    let dump = std::env::temp_dir().join(format!("dealcards-{db}-{}.dump", std::process::id()));
+    let mut args = server::program_args(db);
+    args.extend([
+        "--format=custom".into(),
+        format!("--file={}", dump.display()),
+    ]);
+    server::run_program("pg_dump", &args);
+    let mut args = server::program_args(db);
+    args.extend([
+        "--clean".into(),
+        "--if-exists".into(),
+        "--exit-on-error".into(),
+        dump.display().to_string(),
+    ]);
+    server::run_program("pg_restore", &args);
+    std::fs::remove_file(&dump).unwrap();
+    let refused = dealer.query("SELECT deal_cards($1)", &[&DESK]).unwrap_err();
+    let error = refused.as_db_error().unwrap();
+    assert_eq!(error.code().code(), "55000", "{error:?}");
+    assert!(
+        error.message().contains("committed on another server"),
+        "{error:?}"
+    );
+    // A new connection alike; after the reveal, both deal.
+    let mut other = server::connect_as(db, &server::dsn_setting("user"));
+    let refused = other.query("SELECT deal_cards($1)", &[&DESK]).unwrap_err();
+    assert_eq!(refused.code().unwrap().code(), "55000");
+    other
+        .execute("SELECT * FROM fair_reveal($1)", &[&DESK])
+        .unwrap();
+    assert_eq!(parse_dealt(&deal(&mut dealer, DESK)).3, 0);
+    assert_eq!(parse_dealt(&deal(&mut other, DESK)).3, 1);
+    drop((dealer, other));
+    let mut admin = server::connect_as("postgres", &server::dsn_setting("user"));
+    admin
+        .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
         .unwrap();
 }

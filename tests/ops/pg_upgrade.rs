@@ -161,6 +161,8 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     // revealed yet.
     assert_eq!(verify_desk(&mut client, 10), (6, 3, 3, 0));
     let rows_before = snapshot(&mut client);
+    let token = "SELECT token::text FROM dealcards_instance";
+    let token_before = value(&mut client, token);
     let outputs_before = outputs(&mut client);
     let next_game: i64 = value(
         &mut client,
@@ -209,6 +211,8 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         rows_before,
         "the extension's rows and sequences"
     );
+    // The server's token comes over with the files: the round in force deals on.
+    assert_eq!(value(&mut client, token), token_before);
     assert_eq!(
         value(
             &mut client,

@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::dealing::{deal, game_of, member_relations, populate, table_rows, verify_desk};
+use crate::dealing::{
+    deal, game_of, member_relations, populate, set_seeds, table_rows, verify_desk,
+};
 use crate::servers::{bin_dir, rows, value, Cluster};
 
 /// What docs/operations.md runs on a subscriber before it takes writes: each sequence of the
@@ -32,6 +34,22 @@ fn documented() -> (String, bool) {
         words(&page[start..end]),
         words(&page).contains(&words(SEQUENCES_FROM_DATA)),
     )
+}
+
+/// The step docs/operations.md gives after a switch-over: a reveal of every round in force.
+fn documented_step() -> String {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/operations.md"),
+    )
+    .unwrap();
+    let section = &page[page
+        .find("### Switching over to the subscriber")
+        .expect("docs/operations.md has no switch-over")..];
+    let start = section
+        .find("SELECT d.desk_id, r.round")
+        .expect("docs/operations.md's switch-over reveals no round");
+    let end = start + section[start..].find(';').unwrap();
+    words(&section[start..end])
 }
 
 /// Waits until the subscriber's tables hold what the publisher's do.
@@ -71,14 +89,22 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
     let mut publisher = old_primary.database_with_dealcards("shop");
     populate(&mut publisher);
 
-    // Every table of the extension, as the docs' publication names them, but the settings each
-    // server keeps of its own (dealcards_table_setting: what ALTER TABLE set there).
+    // Every table of the extension, as the docs' publication names them, but what each server
+    // keeps of its own: the settings its ALTER TABLEs set (dealcards_table_setting), and its
+    // token (dealcards_instance), which its rounds record.
+    let own = ["dealcards_table_setting", "dealcards_instance"];
     let tables: Vec<String> = member_relations(&mut publisher)
         .into_iter()
-        .filter(|(name, kind)| kind == "r" && !name.ends_with("dealcards_table_setting"))
+        .filter(|(name, kind)| kind == "r" && !own.iter().any(|o| name.ends_with(o)))
         .map(|(name, _)| name)
         .collect();
     let (documented_publication, shows_sequences) = documented();
+    for table in own {
+        assert!(
+            !documented_publication.contains(table),
+            "docs/operations.md publishes {table}"
+        );
+    }
     for table in &tables {
         let bare = table.rsplit('.').next().unwrap();
         assert!(
@@ -164,11 +190,21 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
     for desk in 1..=3 {
         games.push(game_of(&deal(new_primary, desk)));
     }
-    // The provably fair round goes on where it was (its seed and the players' seeds came over),
-    // and after its reveal every game of the desk verifies, the old primary's and the new one's.
+    // The provably fair round the old primary committed deals nothing here until it is
+    // revealed here (where it came from, its seed may be public): the docs' step reveals every
+    // round in force, every game of the desk verifies, and the desk deals under its new round.
+    let refused = new_primary.query("SELECT deal_cards(10)", &[]).unwrap_err();
+    assert_eq!(
+        refused.code().map(|c| c.code()),
+        Some("55000"),
+        "{refused:?}"
+    );
+    let step = documented_step();
+    assert_eq!(rows(new_primary, &step).len(), 1, "{step}");
+    assert_eq!(verify_desk(new_primary, 10), (7, 7, 0, 0));
+    set_seeds(new_primary, 10, "after the switch-over");
     games.push(game_of(&deal(new_primary, 10)));
-    rows(new_primary, "SELECT * FROM fair_reveal(10)");
-    assert_eq!(verify_desk(new_primary, 10), (8, 8, 0, 0));
+    assert_eq!(verify_desk(new_primary, 10), (8, 7, 1, 0));
     assert!(
         games.iter().all(|&g| g > old_max),
         "new games {games:?} reuse ids up to {old_max}"
