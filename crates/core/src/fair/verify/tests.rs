@@ -258,9 +258,12 @@ fn an_unreadable_record_breaks_its_own_link_only() {
     assert_eq!(verdicts(&checked), [Some(true), Some(false), Some(true)]);
 }
 
+/// A rewrite of a stored game's round's rules, named.
+type Rewrite = (&'static str, fn(&mut StoredGame));
+
 #[test]
 fn rules_rewritten_after_the_commitment_break_every_game_of_the_round() {
-    let rewrites: [(&str, fn(&mut StoredGame)); 5] = [
+    let rewrites: [Rewrite; 5] = [
         ("a house seat declared", |g| g.house_seats = vec![2]),
         ("seeds no longer required", |g| g.seeds_required = false),
         ("another bound", |g| g.max_deals = Some(5000)),
