@@ -156,9 +156,10 @@ $$;
 
 -- ---------------------------------------------------------------------------------------------
 -- Restores: a round records the token of the server it was committed on (dealcards_instance,
--- made by CREATE EXTENSION and not dumped), and a provably fair deal refuses a round of another
--- token until it is revealed (docs/operations.md). The rounds in force when the update runs were
--- committed here: they take this server's new token. In a DO block, as above, for Citus: each
+-- made by CREATE EXTENSION and not dumped) and its timeline, and a provably fair deal refuses a
+-- round of another token or timeline until it is revealed (docs/operations.md). The rounds in
+-- force when the update runs were committed here: they take this server's new token and its
+-- timeline. In a DO block, as above, for Citus: each
 -- node adds the column to its own table, and only a single server or the coordinator marks the
 -- rounds (through the coordinator, with the token as a constant: a worker's own token is not
 -- the one the deals read).
@@ -177,15 +178,16 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
                     WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
                       AND attname = 'instance' AND NOT attisdropped) THEN
-        ALTER TABLE @extschema@.fair_seed ADD COLUMN instance uuid;
+        ALTER TABLE @extschema@.fair_seed ADD COLUMN instance uuid, ADD COLUMN timeline bigint;
     END IF;
     IF pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL THEN
         EXECUTE 'SELECT citus_is_coordinator()' INTO coordinator;
     END IF;
     IF coordinator THEN
         EXECUTE pg_catalog.format(
-            'UPDATE @extschema@.fair_seed SET instance = %L::pg_catalog.uuid WHERE revealed_at IS NULL',
-            (SELECT token FROM @extschema@.dealcards_instance));
+            'UPDATE @extschema@.fair_seed SET instance = %L::pg_catalog.uuid, timeline = %s WHERE revealed_at IS NULL',
+            (SELECT token FROM @extschema@.dealcards_instance),
+            (pg_catalog.concat('x', pg_catalog.substr(pg_catalog.pg_walfile_name(pg_catalog.pg_current_wal_insert_lsn()), 1, 8)))::pg_catalog.bit(32)::pg_catalog.int8);
     END IF;
 END
 $$;

@@ -30,7 +30,7 @@ use dealcards_core::fair::Hash;
 
 // The provably fair statements: rounds, reveals, client seeds, and what the verifications read.
 mod fair;
-pub use fair::RoundRules;
+pub use fair::{current_timeline, RoundRules};
 
 /// The statements, by name.
 mod sql {

@@ -24,7 +24,7 @@ use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 
-use crate::desk_store::{DeskStore, FairRecord, FairState, RoundRules, Seats};
+use crate::desk_store::{current_timeline, DeskStore, FairRecord, FairState, RoundRules, Seats};
 use crate::documents::{self, Publication, Receipt};
 use crate::installed::Tables;
 use crate::results::Built;
@@ -477,8 +477,9 @@ struct KeptRound {
     /// The round's bound: the deals it may deal, and when its seed is due.
     max_deals: i64,
     reveal_by: Option<pg_sys::TimestampTz>,
-    /// The token of the server it was committed on.
+    /// The token of the server it was committed on, and its timeline then.
     instance: Option<String>,
+    timeline: Option<i64>,
 }
 
 impl KeptRound {
@@ -568,6 +569,7 @@ fn kept_round(
         max_deals: stored.max_deals,
         reveal_by: stored.reveal_by,
         instance: stored.instance,
+        timeline: stored.timeline,
     };
     if keep && !stored.written_here {
         ROUND_SEEDS.with_borrow_mut(|seeds| {
@@ -620,19 +622,30 @@ fn refuse_past_bound(desk_id: i32, desk: &FairState, round: &KeptRound) {
 
 /// Refuses (55000) a deal under a round committed on another server than this one (its token,
 /// dealcards_instance, is not this server's): a round in force in a restored dump, or in a
-/// logical replica, may have been revealed since where it came from, its seed public. The desk
+/// logical replica, may have been revealed since where it came from, its seed public. Likewise
+/// a round of an earlier timeline: the server was promoted or recovered to a point in time, and
+/// a reveal committed after that point may be lost here while its seed is public. The desk
 /// deals again once the round is revealed here.
 fn refuse_round_of_another_server(desks: &mut DeskStore<'_, '_>, desk_id: i32, round: &KeptRound) {
     let Some(here) = desks.server_token() else {
         return;
     };
-    if round.instance.as_deref() == Some(here.as_str()) {
-        return;
-    }
+    let why = if round.instance.as_deref() != Some(here.as_str()) {
+        "it was committed on another server, or before this database was restored (where it came from, its seed may be public)".to_string()
+    } else {
+        let now = current_timeline();
+        if round.timeline == Some(now) {
+            return;
+        }
+        format!(
+            "it was committed on timeline {}, and the server is on timeline {now} since a promotion or a point-in-time recovery (a reveal of it may have been committed after the point the server came back to)",
+            round.timeline.map_or("unknown".to_string(), |t| t.to_string())
+        )
+    };
     pg_sys::panic::ErrorReport::new(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         format!(
-            "desk {desk_id} deals nothing under round {} until the round is revealed: it was committed on another server, or before this database was restored (where it came from, its seed may be public)",
+            "desk {desk_id} deals nothing under round {} until the round is revealed: {why}",
             round.round
         ),
         pgrx::function_name!(),

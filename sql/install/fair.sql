@@ -25,9 +25,11 @@ CREATE TABLE @extschema@.fair_seed (
     -- nothing until the round is revealed.
     max_deals      bigint NOT NULL DEFAULT 1000 CONSTRAINT fair_seed_max_deals_check CHECK (max_deals OPERATOR(pg_catalog.>) 0),
     reveal_by      timestamptz,
-    -- The token of the server the round was committed on (dealcards_instance): a deal refuses a
-    -- round committed under another one.
+    -- The token of the server the round was committed on (dealcards_instance), and the server's
+    -- timeline then (a promotion or a point-in-time recovery starts a new one): a deal refuses a
+    -- round committed under another token or timeline.
     instance       uuid,
+    timeline       bigint,
     PRIMARY KEY (desk_id, round),
     CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
 );
@@ -38,7 +40,10 @@ REVOKE ALL ON @extschema@.fair_seed FROM PUBLIC;
 -- dump it (it is no configuration table), so the CREATE EXTENSION of a restore makes a new one,
 -- and so does a logical replica's. A round records the token it was committed under
 -- (fair_seed.instance), and a provably fair deal refuses a round of another token (55000): a
--- round in force in a dump may have been revealed since at its source, its seed public.
+-- round in force in a dump may have been revealed since at its source, its seed public. A round
+-- also records the server's timeline (fair_seed.timeline): a standby promoted, or a point-in-time
+-- recovery, deals nothing under a round of an earlier timeline, whose reveal may have been
+-- committed and published after the point the server came back to.
 CREATE TABLE @extschema@.dealcards_instance (
     token    uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid(),
     only_row boolean PRIMARY KEY DEFAULT true CONSTRAINT dealcards_instance_one_row CHECK (only_row)

@@ -29,7 +29,30 @@ pub struct StoredRound {
     /// The token of the server it was committed on (none on the tables of releases before
     /// 0.7.0, and for a round stored before the token existed or restored from such a dump).
     pub instance: Option<String>,
+    /// The server's timeline when it was committed (none where the instance is).
+    pub timeline: Option<i64>,
     pub written_here: bool,
+}
+
+/// The server's timeline: the one its WAL is written on. A promoted standby and a point-in-time
+/// recovery go on under a new one; a crash recovery keeps it. Asked only where the server
+/// writes (a deal or a commitment has refused a hot standby before).
+pub fn current_timeline() -> i64 {
+    // SAFETY: reads the timeline the server writes WAL under; RecoveryInProgress first brings a
+    // backend that started before a promotion up to date (PostgreSQL 14 keeps the timeline in a
+    // per-backend variable that it sets).
+    let timeline = unsafe {
+        #[cfg(feature = "pg14")]
+        {
+            pg_sys::RecoveryInProgress();
+            pg_sys::ThisTimeLineID
+        }
+        #[cfg(not(feature = "pg14"))]
+        {
+            pg_sys::GetWALInsertionTimeLine()
+        }
+    };
+    i64::from(timeline)
 }
 
 thread_local! {
@@ -84,6 +107,7 @@ impl DeskStore<'_, '_> {
                         rules.max_deals.into(),
                         rules.reveal_within.into(),
                         token.into(),
+                        current_timeline().into(),
                     ]);
                     sql::ADD_ROUND
                 } else {
@@ -161,6 +185,7 @@ impl DeskStore<'_, '_> {
                 reveal_by: None,
                 reveal_within: None,
                 instance: None,
+                timeline: None,
                 written_here: false,
             });
         }
@@ -193,6 +218,7 @@ impl DeskStore<'_, '_> {
                 None
             },
             instance: if bounded { row.value("instance") } else { None },
+            timeline: if bounded { row.value("timeline") } else { None },
             server_seed: row.required("server_seed"),
             protocol: row.required("protocol"),
             house_seats: row

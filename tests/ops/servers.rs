@@ -240,6 +240,17 @@ impl Cluster {
         self.start();
     }
 
+    /// Promotes a standby (`pg_ctl promote`, waiting until it takes writes): it goes on under a
+    /// new timeline.
+    pub fn promote(&mut self) {
+        let data = self.data.display().to_string();
+        run_as_server_user(
+            &self.bin.join("pg_ctl"),
+            &["-D", &data, "-w", "-t", "60", "promote"],
+            &self.dir,
+        );
+    }
+
     pub fn stop(&mut self) {
         if self.running {
             let data = self.data.display().to_string();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use postgres::Client;
 
 use crate::catalog::callable_functions;
-use crate::dealing::populate;
+use crate::dealing::{populate, set_seeds};
 use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
@@ -249,10 +249,38 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
     }
     let (code, _) = outcome(&mut on_standby, DISTRIBUTE.1).expect_err("dealcards_distribute ran");
     assert_eq!(code, "55000");
-    // The check can fail: the primary deals.
+    // The check can fail: the primary deals, at the provably fair desk too.
     assert_eq!(
         value(&mut on_primary, "SELECT (deal_cards(1)->>'desk')"),
         "1"
+    );
+    assert_eq!(
+        value(&mut on_primary, "SELECT (deal_cards(10)->>'desk')"),
+        "10"
+    );
+
+    // Promoted, the standby goes on under a new timeline: it deals nothing under the round in
+    // force it replicated (a reveal committed on the primary after the standby's last replayed
+    // record could be public while lost here) until the round is revealed here. A connection
+    // from before the promotion and a new one alike.
+    standby.promote();
+    let mut new_connection = standby.connect("dealcards_standby");
+    for client in [&mut on_standby, &mut new_connection] {
+        let (code, message) =
+            outcome(client, "SELECT deal_cards(10)").expect_err("dealt under the old timeline");
+        assert_eq!(code, "55000", "{message}");
+        assert!(message.contains("timeline"), "{message}");
+    }
+    // Ordinary desks deal on; the step after a restore makes the desk deal again.
+    assert_eq!(
+        value(&mut on_standby, "SELECT (deal_cards(1)->>'desk')"),
+        "1"
+    );
+    value(&mut on_standby, "SELECT count(*) FROM fair_reveal(10)");
+    set_seeds(&mut on_standby, 10, "after the promotion");
+    assert_eq!(
+        value(&mut new_connection, "SELECT (deal_cards(10)->>'nonce')"),
+        "0"
     );
     standby.stop();
     primary.stop();
