@@ -740,3 +740,40 @@ $$;
 CREATE TRIGGER dealcards_apply_table_setting
     AFTER INSERT OR UPDATE ON @extschema@.dealcards_table_setting
     FOR EACH ROW EXECUTE FUNCTION @extschema@.dealcards_apply_table_setting();
+
+-- ---------------------------------------------------------------------------------------------
+-- shuffle_queue_track_track leads with the track: (track, queue_id). Beginning with queue_id as
+-- the primary key does, it looked as good as the key to statistics taken before a queue
+-- existed, and a step of a large new queue read the whole queue through it. In a DO block, as
+-- above, for Citus: each node changes its own table and the shards it holds (a shard's index is
+-- the index's name and the shard's number).
+-- ---------------------------------------------------------------------------------------------
+DO $$
+DECLARE
+    citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
+    propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
+    old record;
+BEGIN
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+    END IF;
+    FOR old IN
+        SELECT i.indexrelid::pg_catalog.regclass AS index, c.relname AS name,
+               i.indrelid::pg_catalog.regclass AS tbl
+          FROM pg_catalog.pg_index i
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
+          JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid
+         WHERE t.relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+           AND (t.relname OPERATOR(pg_catalog.=) 'shuffle_queue_track'
+                OR (citus AND t.relname OPERATOR(pg_catalog.~) '^shuffle_queue_track_[0-9]+$'))
+           AND c.relname OPERATOR(pg_catalog.~) '^shuffle_queue_track_track(_[0-9]+)?$'
+           AND pg_catalog.pg_get_indexdef(i.indexrelid) OPERATOR(pg_catalog.~) '\(queue_id, track\)$'
+    LOOP
+        EXECUTE pg_catalog.format('DROP INDEX %s', old.index);
+        EXECUTE pg_catalog.format('CREATE INDEX %I ON %s (track, queue_id)', old.name, old.tbl);
+    END LOOP;
+    IF citus THEN
+        PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', propagation, true);
+    END IF;
+END
+$$;

@@ -60,8 +60,11 @@ CREATE TABLE @extschema@.shuffle_queue_track (
 -- No foreign key to shuffle_queue: creating a queue of a million tracks would check it row by
 -- row. shuffle_queue_drop deletes both.
 
--- For add (is the track there already?) and remove (where is it?).
-CREATE INDEX shuffle_queue_track_track ON @extschema@.shuffle_queue_track (queue_id, track);
+-- For add (is the track there already?) and remove (where is it?). The track first: an index
+-- that also began with queue_id would be, to statistics taken before a queue existed, as good
+-- as the primary key for a lookup by position, and a planner could take it and read the whole
+-- queue (docs/playlist.md).
+CREATE INDEX shuffle_queue_track_track ON @extschema@.shuffle_queue_track (track, queue_id);
 
 -- A spread queue's units: its groups (parent 0) and, with two levels, the subgroups of each
 -- (parent: the group's unit_id). Each holds its spread over the passes: its tracks in the

@@ -4,44 +4,15 @@
 
 use super::*;
 
-/// The statement of a pick: the tape's row at position `front` becomes position `end` holding
-/// the track at position `drawn`, and the row at `drawn` takes the front track (when drawn =
-/// front, the row just moves to `end`); returns the rows changed. `from` names what the
-/// positions read besides the tape (`"chosen, "` when `drawn` is a column of a CTE).
-macro_rules! pick_sql {
-    ($from:literal, $front:literal, $drawn:literal, $end:literal) => {
-        concat!(
-            "UPDATE @extschema@.shuffle_queue_track t \
-                SET position = CASE WHEN t.position OPERATOR(pg_catalog.=) ",
-            $front,
-            " \
-                                    THEN ",
-            $end,
-            " ELSE t.position END, \
-                    track = other.track \
-               FROM ",
-            $from,
-            "@extschema@.shuffle_queue_track other \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[",
-            $front,
-            ", ",
-            $drawn,
-            "]) \
-                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND other.position OPERATOR(pg_catalog.=) \
-                    CASE WHEN t.position OPERATOR(pg_catalog.=) ",
-            $front,
-            " \
-                         THEN ",
-            $drawn,
-            " ELSE ",
-            $front,
-            " END \
-             RETURNING t.position, t.track"
-        )
-    };
-}
+/// The statement that gives the row at position `$2` the track at position `$3` and returns the
+/// track the row held: every row it reads is reached by its whole key (queue, position), so
+/// that no statistics, however stale, give it another plan than three lookups of one row.
+const TAKE_TRACK_OF: &str = "UPDATE @extschema@.shuffle_queue_track t SET track = f.track \
+       FROM @extschema@.shuffle_queue_track f, @extschema@.shuffle_queue_track old \
+      WHERE t.queue_id OPERATOR(pg_catalog.=) $1 AND t.position OPERATOR(pg_catalog.=) $2 \
+        AND f.queue_id OPERATOR(pg_catalog.=) $1 AND f.position OPERATOR(pg_catalog.=) $3 \
+        AND old.queue_id OPERATOR(pg_catalog.=) $1 AND old.position OPERATOR(pg_catalog.=) $2 \
+     RETURNING old.track";
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// A new plain queue's tape: positions 0 .. tracks - 1 in the order given, one statement
@@ -138,14 +109,29 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn pick(&mut self, front: i64, drawn: i64, end: i64) -> i64 {
-        let table = self.run_ids(pick_sql!("", "$2", "$3", "$4"), &[front, drawn, end]);
-        let mut played = None;
-        for row in table {
-            if row.required::<i64>("position") == end {
-                played = Some(row.required::<i64>("track"));
-            }
+        // The drawn row takes the front track; the front row moves to `end` with the drawn
+        // track, the one played (the front row itself when it is the one drawn). Each
+        // statement reaches its rows by their whole key.
+        if drawn == front {
+            let moved = self.run_ids(
+                "UPDATE @extschema@.shuffle_queue_track SET position = $3 \
+                  WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2 \
+                 RETURNING track",
+                &[front, end],
+            );
+            return first_value(moved).unwrap_or_else(|| self.missing_position(front));
         }
-        played.unwrap_or_else(|| self.missing_position(drawn))
+        let taken = self.run_ids(TAKE_TRACK_OF, &[drawn, front]);
+        let played = first_value(taken).unwrap_or_else(|| self.missing_position(drawn));
+        let moved = self.run_ids(
+            "UPDATE @extschema@.shuffle_queue_track SET position = $3, track = $4 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
+            &[front, end, played],
+        );
+        if moved.is_empty() {
+            self.missing_position(front);
+        }
+        played
     }
 
     fn insert_front(&mut self, new_front: i64, target: i64, track: i64) {
@@ -208,37 +194,42 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn swap(&mut self, a: i64, b: i64) {
-        let swapped = self.run_ids(
-            "UPDATE @extschema@.shuffle_queue_track t SET track = other.track \
-               FROM @extschema@.shuffle_queue_track other \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]) \
-                AND other.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND other.position OPERATOR(pg_catalog.=) \
-                    CASE WHEN t.position OPERATOR(pg_catalog.=) $2 THEN $3 ELSE $2 END \
-             RETURNING t.position",
-            &[a, b],
-        );
-        if swapped.len() != 2 {
+        // Row a takes b's track, then row b takes a's former one: each row by its whole key.
+        let taken = self.run_ids(TAKE_TRACK_OF, &[a, b]);
+        let former: i64 = first_value(taken).unwrap_or_else(|| {
             // Either row missing leaves both unchanged: name the one that is.
             self.track_at(a);
+            self.missing_position(b)
+        });
+        let set = self.run_ids(
+            "UPDATE @extschema@.shuffle_queue_track SET track = $3 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2 \
+             RETURNING position",
+            &[b, former],
+        );
+        if set.is_empty() {
             self.missing_position(b);
         }
     }
 
     fn weights(&mut self, positions: &[i64]) -> Vec<u64> {
-        // Four places, always (the core asks for four), so that the statement keeps one plan.
+        // Four places, always (the core asks for four), so that the statement keeps one plan:
+        // each place's track, then its weight, each a lookup of one row by its whole key.
         let table = self.run_ids(
-            "SELECT t.position, w.weight \
-               FROM @extschema@.shuffle_queue_track t \
-               JOIN @extschema@.shuffle_queue_weight w \
-                 ON w.queue_id OPERATOR(pg_catalog.=) $1 AND w.track OPERATOR(pg_catalog.=) t.track \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3, $4, $5])",
+            "SELECT x.place AS position, \
+                    (SELECT w.weight FROM @extschema@.shuffle_queue_weight w \
+                      WHERE w.queue_id OPERATOR(pg_catalog.=) $1 \
+                        AND w.track OPERATOR(pg_catalog.=) \
+                            (SELECT t.track FROM @extschema@.shuffle_queue_track t \
+                              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                                AND t.position OPERATOR(pg_catalog.=) x.place)) AS weight \
+               FROM (VALUES (1, $2::pg_catalog.int8), (2, $3::pg_catalog.int8), \
+                            (3, $4::pg_catalog.int8), (4, $5::pg_catalog.int8)) AS x (n, place) \
+              ORDER BY x.n",
             &[positions[0], positions[1], positions[2], positions[3]],
         );
-        let found: Vec<(i64, i32)> = table
-            .map(|row| (row.required("position"), row.required("weight")))
+        let found: Vec<(i64, Option<i32>)> = table
+            .map(|row| (row.required("position"), row.value("weight")))
             .collect();
         positions
             .iter()
@@ -246,57 +237,11 @@ impl Tape for QueueStore<'_, '_> {
                 found
                     .iter()
                     .find(|f| f.0 == *p)
-                    .map(|f| f.1 as u64)
+                    .and_then(|f| f.1)
+                    .map(|w| w as u64)
                     .unwrap_or_else(|| self.missing(format!("weight of the track at position {p}")))
             })
             .collect()
-    }
-
-    fn pick_weighted(&mut self, front: i64, tries: &[(i64, u64)], end: i64) -> Option<i64> {
-        // One statement for the core's four tries: the weights of the tracks at the tried
-        // places, the first try below its weight, and its pick (`pick`'s statement). A track without a
-        // weight row picks nothing and is named, whichever try it is.
-        let mut more: Vec<i64> = tries.iter().map(|t| t.0).collect();
-        more.extend(tries.iter().map(|t| t.1 as i64));
-        more.extend([front, end]);
-        let table = self.run_ids(
-            concat!(
-                "WITH looked AS ( \
-                 SELECT x.n, x.place, x.v, w.weight \
-                   FROM (VALUES (1, $2::pg_catalog.int8, $6::pg_catalog.int8), \
-                                (2, $3::pg_catalog.int8, $7::pg_catalog.int8), \
-                                (3, $4::pg_catalog.int8, $8::pg_catalog.int8), \
-                                (4, $5::pg_catalog.int8, $9::pg_catalog.int8)) AS x (n, place, v) \
-                   LEFT JOIN @extschema@.shuffle_queue_track t \
-                     ON t.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND t.position OPERATOR(pg_catalog.=) x.place \
-                   LEFT JOIN @extschema@.shuffle_queue_weight w \
-                     ON w.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND w.track OPERATOR(pg_catalog.=) t.track), \
-             chosen AS ( \
-                 SELECT place FROM looked \
-                  WHERE v OPERATOR(pg_catalog.<) weight \
-                    AND NOT EXISTS (SELECT FROM looked m WHERE m.weight IS NULL) \
-                  ORDER BY n LIMIT 1), \
-             picked AS (",
-                pick_sql!("chosen, ", "$10", "chosen.place", "$11"),
-                ") \
-             SELECT (SELECT p.track FROM picked p WHERE p.position OPERATOR(pg_catalog.=) $11) \
-                        AS track, \
-                    (SELECT pg_catalog.min(place) FROM looked WHERE weight IS NULL) AS missing, \
-                    (SELECT pg_catalog.count(*) FROM chosen) AS chosen"
-            ),
-            &more,
-        );
-        let row = table.first();
-        if let Some(place) = row.value::<i64>("missing") {
-            self.missing(format!("weight of the track at position {place}"));
-        }
-        let track = row.value::<i64>("track");
-        if track.is_none() && row.required::<i64>("chosen") > 0 {
-            self.missing_position(front);
-        }
-        track
     }
 
     fn close_up(&mut self, front: i64, start: i64, hole: i64) {
