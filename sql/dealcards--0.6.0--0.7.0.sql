@@ -742,35 +742,51 @@ CREATE TRIGGER dealcards_apply_table_setting
     FOR EACH ROW EXECUTE FUNCTION @extschema@.dealcards_apply_table_setting();
 
 -- ---------------------------------------------------------------------------------------------
--- shuffle_queue_track_track leads with the track: (track, queue_id). Beginning with queue_id as
--- the primary key does, it looked as good as the key to statistics taken before a queue
--- existed, and a step of a large new queue read the whole queue through it. In a DO block, as
--- above, for Citus: each node changes its own table and the shards it holds (a shard's index is
--- the index's name and the shard's number).
+-- Only the primary key of a queue's tables begins with queue_id: shuffle_queue_track_track and
+-- shuffle_queue_member_track lead with the track, the unit indexes with the parent. An index that
+-- also began with queue_id looked as good as the key to statistics taken before a queue existed,
+-- and a step of a large new queue read the whole queue through it. In a DO block, as above, for
+-- Citus: each node changes its own tables and the shards it holds (a shard's index is the
+-- index's name and the shard's number).
 -- ---------------------------------------------------------------------------------------------
 DO $$
 DECLARE
     citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
     propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
+    reordered text[] := ARRAY[
+        'shuffle_queue_track', 'shuffle_queue_track_track', '(queue_id, track)', '(track, queue_id)',
+        'shuffle_queue_member', 'shuffle_queue_member_track', '(queue_id, track)', '(track, queue_id)',
+        'shuffle_queue_unit', 'shuffle_queue_unit_target', '(queue_id, parent, target, unit_id)',
+        '(parent, queue_id, target, unit_id)',
+        'shuffle_queue_unit', 'shuffle_queue_unit_left', '(queue_id, parent, pass, to_place, unit_id)',
+        '(parent, queue_id, pass, to_place, unit_id)',
+        'shuffle_queue_unit', 'shuffle_queue_unit_name', '(queue_id, parent, name)',
+        '(parent, queue_id, name)'];
+    n int;
     old record;
 BEGIN
     IF citus THEN
         PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
     END IF;
-    FOR old IN
-        SELECT i.indexrelid::pg_catalog.regclass AS index, c.relname AS name,
-               i.indrelid::pg_catalog.regclass AS tbl
-          FROM pg_catalog.pg_index i
-          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
-          JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid
-         WHERE t.relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
-           AND (t.relname OPERATOR(pg_catalog.=) 'shuffle_queue_track'
-                OR (citus AND t.relname OPERATOR(pg_catalog.~) '^shuffle_queue_track_[0-9]+$'))
-           AND c.relname OPERATOR(pg_catalog.~) '^shuffle_queue_track_track(_[0-9]+)?$'
-           AND pg_catalog.pg_get_indexdef(i.indexrelid) OPERATOR(pg_catalog.~) '\(queue_id, track\)$'
-    LOOP
-        EXECUTE pg_catalog.format('DROP INDEX %s', old.index);
-        EXECUTE pg_catalog.format('CREATE INDEX %I ON %s (track, queue_id)', old.name, old.tbl);
+    FOR n IN 1 .. pg_catalog.array_length(reordered, 1) BY 4 LOOP
+        FOR old IN
+            SELECT x.indexrelid::pg_catalog.regclass AS index, c.relname AS name,
+                   x.indrelid::pg_catalog.regclass AS tbl
+              FROM pg_catalog.pg_index x
+              JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) x.indexrelid
+              JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) x.indrelid
+             WHERE t.relnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+               AND (t.relname OPERATOR(pg_catalog.=) reordered[n]
+                    OR (citus AND t.relname OPERATOR(pg_catalog.~)
+                        ('^' OPERATOR(pg_catalog.||) reordered[n] OPERATOR(pg_catalog.||) '_[0-9]+$')))
+               AND c.relname OPERATOR(pg_catalog.~)
+                   ('^' OPERATOR(pg_catalog.||) reordered[n + 1] OPERATOR(pg_catalog.||) '(_[0-9]+)?$')
+               AND pg_catalog.right(pg_catalog.pg_get_indexdef(x.indexrelid),
+                                    pg_catalog.length(reordered[n + 2])) OPERATOR(pg_catalog.=) reordered[n + 2]
+        LOOP
+            EXECUTE pg_catalog.format('DROP INDEX %s', old.index);
+            EXECUTE pg_catalog.format('CREATE INDEX %I ON %s %s', old.name, old.tbl, reordered[n + 3]);
+        END LOOP;
     END LOOP;
     IF citus THEN
         PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', propagation, true);

@@ -91,10 +91,11 @@ CREATE TABLE @extschema@.shuffle_queue_unit (
 );
 
 -- The next unit: the earliest target under a parent, the most tracks left in a pass, and a
--- group by its name (for an added track).
-CREATE INDEX shuffle_queue_unit_target ON @extschema@.shuffle_queue_unit (queue_id, parent, target, unit_id);
-CREATE INDEX shuffle_queue_unit_left ON @extschema@.shuffle_queue_unit (queue_id, parent, pass, to_place, unit_id);
-CREATE INDEX shuffle_queue_unit_name ON @extschema@.shuffle_queue_unit (queue_id, parent, name);
+-- group by its name (for an added track). The parent first, so that only the primary key
+-- begins with queue_id (see shuffle_queue_track_track).
+CREATE INDEX shuffle_queue_unit_target ON @extschema@.shuffle_queue_unit (parent, queue_id, target, unit_id);
+CREATE INDEX shuffle_queue_unit_left ON @extschema@.shuffle_queue_unit (parent, queue_id, pass, to_place, unit_id);
+CREATE INDEX shuffle_queue_unit_name ON @extschema@.shuffle_queue_unit (parent, queue_id, name);
 
 -- A spread queue's tracks, in the slots of their unit of the last level: slots 0 .. to_place - 1
 -- hold the tracks not yet placed in the unit's pass.
@@ -106,8 +107,8 @@ CREATE TABLE @extschema@.shuffle_queue_member (
     PRIMARY KEY (queue_id, unit_id, slot)
 );
 
--- Where a track is (for add, remove and jump).
-CREATE INDEX shuffle_queue_member_track ON @extschema@.shuffle_queue_member (queue_id, track);
+-- Where a track is (for add, remove and jump). The track first (see shuffle_queue_track_track).
+CREATE INDEX shuffle_queue_member_track ON @extschema@.shuffle_queue_member (track, queue_id);
 
 -- Tracks put up next (shuffle_queue_play_next, shuffle_queue_play_later, or start_with): they
 -- play in seq order before the shuffle goes on.

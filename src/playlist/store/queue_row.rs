@@ -29,10 +29,15 @@ macro_rules! load_sql {
                     q.xmin OPERATOR(pg_catalog.=) (SELECT s.xmin FROM @extschema@.shuffle_queue s \
                         WHERE s.queue_id OPERATOR(pg_catalog.=) $1) AS units_fresh \
                FROM @extschema@.shuffle_queue q \
-               LEFT JOIN @extschema@.shuffle_queue_unit u \
-                 ON u.queue_id OPERATOR(pg_catalog.=) q.queue_id \
-                AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[q.ahead_target[4], \
-                    q.ahead_target[6], q.ahead_left[5], q.last_group]) \
+               LEFT JOIN LATERAL ( \
+                    SELECT w.* \
+                      FROM (SELECT DISTINCT x.id \
+                              FROM pg_catalog.unnest(ARRAY[q.ahead_target[4], q.ahead_target[6], \
+                                   q.ahead_left[5], q.last_group]) AS x (id)) x, \
+                           LATERAL (SELECT * FROM @extschema@.shuffle_queue_unit v \
+                                     WHERE v.queue_id OPERATOR(pg_catalog.=) $1 \
+                                       AND v.unit_id OPERATOR(pg_catalog.=) x.id OFFSET 0) w) u \
+                 ON true \
               WHERE q.queue_id OPERATOR(pg_catalog.=) $1",
             $lock
         )

@@ -7,33 +7,45 @@ use dealcards_core::playlist::groups::{LeftKey, TargetKey};
 
 /// The statement of a spread queue's step: the swap of two slots of a leaf unit, the one or two
 /// units it changed, and the queue's row; then the counts of the rows each changed. `record` adds
-/// a CTE after them (its text beginning with a comma) and `count` its column.
+/// a CTE after them (its text beginning with a comma) and `count` its column. Every row is
+/// reached by its whole key, one row per part (the scalar subqueries read the rows as the
+/// statement found them), so that no statistics, however stale, give it another plan.
 macro_rules! place_sql {
     ($record:literal, $count:literal) => {
         concat!(
-            "WITH moved AS ( \
-                 UPDATE @extschema@.shuffle_queue_member m SET track = o.track \
-                   FROM @extschema@.shuffle_queue_member o \
+            "WITH moved_a AS ( \
+                 UPDATE @extschema@.shuffle_queue_member m \
+                    SET track = (SELECT o.track FROM @extschema@.shuffle_queue_member o \
+                                  WHERE o.queue_id OPERATOR(pg_catalog.=) $1 \
+                                    AND o.unit_id OPERATOR(pg_catalog.=) $2 \
+                                    AND o.slot OPERATOR(pg_catalog.=) $4) \
                   WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND m.slot OPERATOR(pg_catalog.=) ANY (ARRAY[$3, $4]) \
-                    AND o.queue_id OPERATOR(pg_catalog.=) $1 AND o.unit_id OPERATOR(pg_catalog.=) $2 \
-                    AND o.slot OPERATOR(pg_catalog.=) \
-                        CASE WHEN m.slot OPERATOR(pg_catalog.=) $3 THEN $4 ELSE $3 END \
+                    AND m.slot OPERATOR(pg_catalog.=) $3 \
                  RETURNING m.slot, m.track), \
-             saved AS ( \
+             moved_b AS ( \
+                 UPDATE @extschema@.shuffle_queue_member m \
+                    SET track = (SELECT o.track FROM @extschema@.shuffle_queue_member o \
+                                  WHERE o.queue_id OPERATOR(pg_catalog.=) $1 \
+                                    AND o.unit_id OPERATOR(pg_catalog.=) $2 \
+                                    AND o.slot OPERATOR(pg_catalog.=) $3) \
+                  WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
+                    AND m.slot OPERATOR(pg_catalog.=) $4 AND $4 OPERATOR(pg_catalog.<>) $3 \
+                 RETURNING m.slot, m.track), \
+             moved AS (SELECT slot, track FROM moved_a UNION ALL SELECT slot, track FROM moved_b), \
+             saved_a AS ( \
                  UPDATE @extschema@.shuffle_queue_unit u \
-                    SET size = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $6 ELSE $16 END, \
-                        to_place = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $7 ELSE $17 END, \
-                        placed = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $8 ELSE $18 END, \
-                        pass = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $9 ELSE $19 END, \
-                        shift = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $10 ELSE $20 END, \
-                        target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $11 ELSE $21 END, \
-                        last_child = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $12 ELSE $22 END, \
-                        ahead_target = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $13 ELSE $23 END, \
-                        ahead_left = CASE WHEN u.unit_id OPERATOR(pg_catalog.=) $5 THEN $14 ELSE $24 END \
-                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND u.unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[$5, $15]) \
+                    SET size = $6, to_place = $7, placed = $8, pass = $9, shift = $10, target = $11, \
+                        last_child = $12, ahead_target = $13, ahead_left = $14 \
+                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 AND u.unit_id OPERATOR(pg_catalog.=) $5 \
                  RETURNING u.unit_id), \
+             saved_b AS ( \
+                 UPDATE @extschema@.shuffle_queue_unit u \
+                    SET size = $16, to_place = $17, placed = $18, pass = $19, shift = $20, \
+                        target = $21, last_child = $22, ahead_target = $23, ahead_left = $24 \
+                  WHERE u.queue_id OPERATOR(pg_catalog.=) $1 AND u.unit_id OPERATOR(pg_catalog.=) $15 \
+                    AND $15 OPERATOR(pg_catalog.<>) $5 \
+                 RETURNING u.unit_id), \
+             saved AS (SELECT unit_id FROM saved_a UNION ALL SELECT unit_id FROM saved_b), \
              queued AS ( \
                  UPDATE @extschema@.shuffle_queue \
                     SET tracks = $25, front = $26, history = $27, behind = $28, pass = $29, \
@@ -298,12 +310,17 @@ impl Groups for QueueStore<'_, '_> {
         }
         // Four ids, always (the core asks for four), so that the statement keeps one plan.
         let ids: Vec<i64> = (0..4).map(|i| ids[i.min(ids.len() - 1)]).collect();
+        // Each unit by its whole key (OFFSET 0 keeps the lookup a lookup of one row).
         let table = self.run_ids(
-            "SELECT unit_id, parent, size, to_place, placed, pass, shift, target, last_child, \
-                    ahead_target, ahead_left \
-               FROM @extschema@.shuffle_queue_unit \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND unit_id OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3, $4, $5])",
+            "SELECT u.* \
+               FROM (SELECT DISTINCT x.id \
+                       FROM (VALUES ($2::pg_catalog.int8), ($3::pg_catalog.int8), \
+                                    ($4::pg_catalog.int8), ($5::pg_catalog.int8)) AS x (id)) x, \
+                    LATERAL (SELECT unit_id, parent, size, to_place, placed, pass, shift, target, \
+                                    last_child, ahead_target, ahead_left \
+                               FROM @extschema@.shuffle_queue_unit \
+                              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                                AND unit_id OPERATOR(pg_catalog.=) x.id OFFSET 0) u",
             &[ids[0], ids[1], ids[2], ids[3]],
         );
         table.map(|row| unit_of(&row)).collect()
@@ -447,29 +464,31 @@ impl Groups for QueueStore<'_, '_> {
             return first_value(table)
                 .unwrap_or_else(|| self.missing(format!("track in slot {b} of group {unit}")));
         }
-        let table = self.run_ids(
-            "UPDATE @extschema@.shuffle_queue_member m SET track = o.track \
-               FROM @extschema@.shuffle_queue_member o \
+        // Slot a takes b's track, then slot b takes a's former one: each row by its whole key.
+        let taken = self.run_ids(
+            "UPDATE @extschema@.shuffle_queue_member m SET track = f.track \
+               FROM @extschema@.shuffle_queue_member f, @extschema@.shuffle_queue_member old \
               WHERE m.queue_id OPERATOR(pg_catalog.=) $1 AND m.unit_id OPERATOR(pg_catalog.=) $2 \
-                AND m.slot OPERATOR(pg_catalog.=) ANY (ARRAY[$3, $4]) \
-                AND o.queue_id OPERATOR(pg_catalog.=) $1 AND o.unit_id OPERATOR(pg_catalog.=) $2 \
-                AND o.slot OPERATOR(pg_catalog.=) \
-                    CASE WHEN m.slot OPERATOR(pg_catalog.=) $3 THEN $4 ELSE $3 END \
-             RETURNING m.slot, m.track",
+                AND m.slot OPERATOR(pg_catalog.=) $3 \
+                AND f.queue_id OPERATOR(pg_catalog.=) $1 AND f.unit_id OPERATOR(pg_catalog.=) $2 \
+                AND f.slot OPERATOR(pg_catalog.=) $4 \
+                AND old.queue_id OPERATOR(pg_catalog.=) $1 AND old.unit_id OPERATOR(pg_catalog.=) $2 \
+                AND old.slot OPERATOR(pg_catalog.=) $3 \
+             RETURNING old.track",
             &[unit, a, b],
         );
-        let mut at_b = None;
-        let mut rows = 0;
-        for row in table {
-            rows += 1;
-            if row.required::<i64>("slot") == b {
-                at_b = Some(row.required::<i64>("track"));
-            }
-        }
-        match at_b {
-            Some(track) if rows == 2 => track,
-            _ => self.missing(format!("track in slot {a} or {b} of group {unit}")),
-        }
+        let Some(former) = first_value::<i64>(taken) else {
+            self.missing(format!("track in slot {a} or {b} of group {unit}"))
+        };
+        let set = self.run_ids(
+            "UPDATE @extschema@.shuffle_queue_member SET track = $4 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND unit_id OPERATOR(pg_catalog.=) $2 \
+                AND slot OPERATOR(pg_catalog.=) $3 \
+             RETURNING track",
+            &[unit, b, former],
+        );
+        first_value(set)
+            .unwrap_or_else(|| self.missing(format!("track in slot {a} or {b} of group {unit}")))
     }
 
     fn find(&mut self, track: i64) -> Option<(i64, u64)> {
