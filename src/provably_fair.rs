@@ -632,6 +632,11 @@ fn refuse_round_of_another_server(desks: &mut DeskStore<'_, '_>, desk_id: i32, r
     };
     let why = if round.instance.as_deref() != Some(here.as_str()) {
         "it was committed on another server, or before this database was restored (where it came from, its seed may be public)".to_string()
+    } else if crate::citus::present() {
+        // Each node of a Citus cluster has a timeline of its own, and a desk's deals run on
+        // whichever node holds it now: the token (the coordinator's, for the whole cluster)
+        // is all that is checked there.
+        return;
     } else {
         let now = current_timeline();
         if round.timeline == Some(now) {

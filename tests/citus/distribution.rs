@@ -167,8 +167,8 @@ fn every_key_includes_the_distribution_column() {
         .iter()
         .map(|(t, col, _)| (t.to_string(), Some(col.to_string())))
         .collect();
-    // What ALTER TABLE set on the node's tables (docs/operations.md), and the server's token
-    // that its rounds record (the coordinator's, where deals run): each node keeps its own.
+    // What ALTER TABLE set on the node's tables (docs/operations.md): each node keeps its own;
+    // and the server's token that rounds record, a reference table of the coordinator's row.
     let own = ["dealcards_table_setting", "dealcards_instance"];
     for table in own {
         expected.insert(table.into(), None);

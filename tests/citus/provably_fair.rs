@@ -274,3 +274,36 @@ fn a_game_server_sees_no_deal_before_it_commits_on_the_cluster() {
         assert_eq!(count(&mut game_server, "game", desk), 1, "desk {desk}");
     }
 }
+
+/// Rounds record the server's token, one for the whole cluster (the coordinator's, a reference
+/// table): a round committed by the desk's worker (the call sent on there) or by the coordinator
+/// (the call inside an expression, which Citus does not send on) deals on either way, alternately.
+#[test]
+fn a_round_deals_on_whichever_node_commits_or_deals() {
+    let (lo, hi) = (7230, 7231);
+    let mut c = distributed();
+    let _topology = same_topology();
+    fresh_desks(&mut c, lo, hi);
+    c.batch_execute(&format!(
+        "SELECT fair_mode_on({lo}, seeds_required => false);
+         SELECT fair_mode_on({hi}, seeds_required => false) IS NOT NULL;"
+    ))
+    .unwrap();
+    for desk in [lo, hi] {
+        for _ in 0..2 {
+            // Sent on to the desk's worker, then run by the coordinator itself.
+            deal(&mut c, desk);
+            let sql = format!("SELECT deal_cards({desk})::text");
+            c.batch_execute(&sql)
+                .unwrap_or_else(|e| panic!("{sql}: {} {e:?}", crate::desks::sqlstate(&e)));
+        }
+        let nonce: i64 = c
+            .query_one(
+                &format!("SELECT fair_nonce FROM desk WHERE desk_id = {desk}"),
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(nonce, 4, "desk {desk}");
+    }
+}

@@ -146,6 +146,13 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
     let (&from, desks) = by_holder.iter().next().unwrap();
     let moved = desks[0];
     let to = *workers.iter().find(|w| **w != from).unwrap();
+    // A provably fair round in force crosses the move: its deals go on on the new holder (the
+    // token its round recorded is the cluster's, not a node's).
+    c.batch_execute(&format!(
+        "SELECT fair_mode_on({moved}, seeds_required => false)"
+    ))
+    .unwrap();
+    deal(&mut c, moved);
     let took = move_shard(&mut c, "desk", moved.into(), to);
     let queue_from = holder(&mut c, "shuffle_queue", queues[0]);
     let queue_to = *workers.iter().find(|w| **w != queue_from).unwrap();
@@ -203,7 +210,8 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
     let all = check_records(&mut c, lo, hi);
     assert_eq!(
         all.values().map(Vec::len).sum::<usize>(),
-        first.len() + second.len() + third.len() + 2,
+        // the provably fair deal before the move and the two of the round after it
+        first.len() + second.len() + third.len() + 3,
         "games lost"
     );
     step_queues(&mut c, &queues);
