@@ -333,6 +333,16 @@ BEGIN
         PERFORM truncate_local_data_after_distributing_table(format('%I.%I', ext_schema, tbl)::regclass);
     END LOOP;
 
+    -- The server's token that rounds record (dealcards_instance): one for the whole cluster, the
+    -- coordinator's, read alike on every node (a deal runs on its desk's worker or on the
+    -- coordinator, and a shard move takes a desk to another worker).
+    IF NOT EXISTS (SELECT FROM pg_dist_partition
+                    WHERE logicalrelid = format('%I.dealcards_instance', ext_schema)::regclass) THEN
+        PERFORM create_reference_table(format('%I.dealcards_instance', ext_schema)::regclass);
+        PERFORM truncate_local_data_after_distributing_table(
+            format('%I.dealcards_instance', ext_schema)::regclass);
+    END IF;
+
     -- A desk's seats go with it. On a single server a rule does it (no key joins the tables
     -- there, so that pg_restore -j keeps their rows); Citus cannot run a statement that a rule
     -- rewrote over distributed tables, so on the coordinator the rule goes, and the key between
