@@ -453,6 +453,25 @@ fn house_seats_are_seats_named_once() {
     }
 }
 
+/// The end of the documented chain layout from protocol 2 on, written by hand: each seat's
+/// player and length-prefixed seed, the 54 cards, the first bidder.
+fn seats_cards_and_leader(
+    bytes: &mut Vec<u8>,
+    players: &[i64; 3],
+    seeds: &[&[u8]; 3],
+    game: &Recorded,
+) {
+    for (player, seed) in players.iter().zip(seeds) {
+        bytes.extend(player.to_be_bytes());
+        bytes.extend((seed.len() as u32).to_be_bytes());
+        bytes.extend(*seed);
+    }
+    for hand in game.hands {
+        bytes.extend(hand.iter().map(|&c| c as u8));
+    }
+    bytes.push(game.leader as u8);
+}
+
 #[test]
 fn protocol_2_chains_each_seats_player_before_its_seed() {
     let seed: ServerSeed = [9; 32];
@@ -466,15 +485,7 @@ fn protocol_2_chains_each_seats_player_before_its_seed() {
     bytes.extend(7i32.to_be_bytes());
     bytes.extend(c);
     bytes.extend(0i64.to_be_bytes());
-    for (player, seed) in players.iter().zip(seeds) {
-        bytes.extend(player.to_be_bytes());
-        bytes.extend((seed.len() as u32).to_be_bytes());
-        bytes.extend(seed);
-    }
-    for hand in game.hands {
-        bytes.extend(hand.iter().map(|&c| c as u8));
-    }
-    bytes.push(dealt.leader);
+    seats_cards_and_leader(&mut bytes, &players, &seeds, &game);
     let hash = chain_hash(&CHAIN_START, &game).unwrap();
     assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
     // Each player counts, and so does where each one sits.
@@ -512,15 +523,7 @@ fn protocol_3_chains_the_rules_after_the_commitment() {
     bytes.push(1);
     bytes.extend([0xff; 8]);
     bytes.extend(5i64.to_be_bytes());
-    for (player, seed) in players.iter().zip(seeds) {
-        bytes.extend(player.to_be_bytes());
-        bytes.extend((seed.len() as u32).to_be_bytes());
-        bytes.extend(seed);
-    }
-    for hand in game.hands {
-        bytes.extend(hand.iter().map(|&c| c as u8));
-    }
-    bytes.push(dealt.leader);
+    seats_cards_and_leader(&mut bytes, &players, &seeds, &game);
     let hash = chain_hash(&CHAIN_START, &game).unwrap();
     assert_eq!(hash[..], Sha256::digest(&bytes)[..]);
     // Every rule counts: a rewrite of any one of them gives another hash.
