@@ -607,15 +607,25 @@ fn refuse_past_bound(desk_id: i32, desk: &FairState, round: &KeptRound) {
     } else {
         return;
     };
-    pg_sys::panic::ErrorReport::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+    refuse_until_revealed(
+        desk_id,
         format!(
             "desk {desk_id} deals nothing more under round {} until the round is revealed: {why}",
             round.round
         ),
+        "",
+    );
+}
+
+/// Raises 55000 for a deal the desk makes again once its round is revealed, the hint naming
+/// fair_reveal (`where_` says where the next round is committed, if it matters).
+fn refuse_until_revealed(desk_id: i32, message: String, where_: &str) -> ! {
+    pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        message,
         pgrx::function_name!(),
     )
-    .set_hint(format!("SELECT fair_reveal({desk_id}) reveals the round and commits to the next one, under which the desk deals again (fair_mode_off({desk_id}) leaves the mode)."))
+    .set_hint(format!("SELECT fair_reveal({desk_id}) reveals the round and commits to the next one{where_}, under which the desk deals again (fair_mode_off({desk_id}) leaves the mode)."))
     .report(pgrx::PgLogLevel::ERROR);
     unreachable!("an ERROR does not return");
 }
@@ -647,17 +657,14 @@ fn refuse_round_of_another_server(desks: &mut DeskStore<'_, '_>, desk_id: i32, r
             round.timeline.map_or("unknown".to_string(), |t| t.to_string())
         )
     };
-    pg_sys::panic::ErrorReport::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+    refuse_until_revealed(
+        desk_id,
         format!(
             "desk {desk_id} deals nothing under round {} until the round is revealed: {why}",
             round.round
         ),
-        pgrx::function_name!(),
-    )
-    .set_hint(format!("SELECT fair_reveal({desk_id}) reveals the round and commits to the next one on this server, under which the desk deals again (fair_mode_off({desk_id}) leaves the mode)."))
-    .report(pgrx::PgLogLevel::ERROR);
-    unreachable!("an ERROR does not return");
+        " on this server",
+    );
 }
 
 /// The provably fair deal at a locked desk with these (checked) seats: the next nonce under its
