@@ -153,11 +153,12 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
     let (dealt, unseen) = Spi::connect_mut(|client| {
         let mut desks = DeskStore::new(client, &schema);
         // 1. Lock: concurrent deals at one desk take turns here. A desk this backend last dealt
-        // in provably fair mode is locked with the statement that also reads its seats; a wrong
-        // guess costs a statement (a desk that left the mode is dealt as any other, one that
-        // entered it reads its seats on their own). (On a Citus node a join is planned in full
-        // where one-table statements take Citus's fast path: there an ordinary deal reads its
-        // seats on their own.)
+        // in provably fair mode has its seats read with the lock: by the seat table's key once
+        // the lock is held on a plain server, in the lock's statement on a Citus node; a wrong
+        // guess costs a read (a desk that left the mode is dealt as any other, one that entered
+        // it reads its seats on their own). (On a Citus node a join is planned in full where
+        // one-table statements take Citus's fast path: there an ordinary deal reads its seats
+        // on their own.)
         let hinted = provably_fair::dealt_fair(&schema, desk_id);
         let desk = desks.lock(desk_id, hinted);
         if hinted && desk.fair.is_none() {

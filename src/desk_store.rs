@@ -31,6 +31,8 @@ use dealcards_core::fair::Hash;
 // The provably fair statements: rounds, reveals, client seeds, and what the verifications read.
 mod fair;
 pub use fair::{current_timeline, RoundRules};
+// A provably fair deal's seats, read by their key without a statement.
+mod seats_by_key;
 
 /// The statements, by name.
 mod sql {
@@ -291,6 +293,10 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     pub fn lock(&mut self, desk_id: i32, with_seats: bool) -> LockedDesk {
         self.become_owner();
         let with_seats = with_seats && self.tables.fair_columns();
+        // On a plain server with the current tables the seats are read by their key once the
+        // lock is held, cheaper than the lock's join (seats_by_key.rs).
+        let by_key = with_seats && self.tables == Tables::Current && !crate::citus::present();
+        let with_seats = with_seats && !by_key;
         let (sql, columns) = match (self.tables, with_seats) {
             (Tables::Before0_3, _) => (sql::LOCK_BEFORE_0_3, SeatColumns::Players),
             (_, false) => (sql::LOCK, SeatColumns::Players),
@@ -324,10 +330,16 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             None
         };
         let fresh = with_seats && desk.value::<bool>("fresh") == Some(true);
+        let seats = if by_key {
+            fair.as_ref()
+                .and_then(|f| seats_by_key::read(self.schema, desk_id, f.round))
+        } else {
+            fresh.then(|| Seats::from_rows(desk.rewind(), columns))
+        };
         LockedDesk {
             desk_id,
             fair,
-            seats: fresh.then(|| Seats::from_rows(desk.rewind(), columns)),
+            seats,
         }
     }
 

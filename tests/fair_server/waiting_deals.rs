@@ -10,8 +10,8 @@ use crate::server;
 
 /// Desk 1 of a new database `db` in provably fair mode with seats 1 to 3 taken, and two
 /// connections of the test's role, A and B, of which B has dealt there once (so that its next
-/// deal reads the seats with the desk's lock, in one statement). Returns the superuser's
-/// connection, A and B.
+/// deal reads the seats with the desk's lock: by key, once it holds the lock). Returns the
+/// superuser's connection, A and B.
 fn dealt_once(db: &str) -> (Client, Client, Client) {
     let mut admin = database_with_extension(db);
     seat(&mut admin, 1, &[1, 2, 3]);
