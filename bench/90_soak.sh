@@ -68,22 +68,54 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
     done >"$soak_dir/memory"
   ) &
   sampler=$!
+  # The C allocator's own count, in bytes, of each pgbench backend: malloc_stats() called in the
+  # backend by gdb (it prints to the backend's stderr, the server log), once warmed up and once
+  # a minute before the end. "system" is what the allocator holds from the kernel, "in use" what
+  # is allocated now (palloc's blocks, the Rust side's and the C libraries' allocations): in use
+  # flat while system grows is the allocator's fragmentation, in use growing is a leak. Lines:
+  # label elapsed_s pid system_bytes in_use_bytes. Without gdb the table says so.
+  soak_log="$(server_dir "pgcluster-$PG_MAJOR")/server.log"
+  (
+    command -v gdb >/dev/null || exit 0
+    start=$(date +%s)
+    for point in warmed_up end; do
+      if [ "$point" = warmed_up ]; then
+        at=$((soak_seconds > 300 ? 130 : soak_seconds / 3))
+      else
+        at=$((soak_seconds > 300 ? soak_seconds - 60 : soak_seconds * 2 / 3))
+      fi
+      wait_s=$((at - ($(date +%s) - start)))
+      [ "$wait_s" -le 0 ] || sleep "$wait_s"
+      for p in $(psql -X -q -A -t -d "$BENCH_DB" -c \
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND backend_type = 'client backend'"); do
+        offset=$(stat -c %s "$soak_log")
+        gdb -nx -batch -iex 'set debuginfod enabled off' -p "$p" -ex 'call (void) malloc_stats()' \
+          >/dev/null 2>&1 || continue
+        tail -c +$((offset + 1)) "$soak_log" | awk -v l="$point" -v t=$(($(date +%s) - start)) -v p="$p" \
+          '/^Total \(incl. mmap\):/ { total = 1; next }
+           total && /^system bytes/ { sys = $NF }
+           total && /^in use bytes/ { print l, t, p, sys, $NF; exit }'
+      done
+    done >"$soak_dir/allocator"
+  ) &
+  allocator=$!
   if ! out=$("$PG_BIN/pgbench" -n -M prepared -c "$soak_clients" -j "$(nproc)" -T "$soak_seconds" \
     -f "$soak_dir/deal.sql@40" -f "$soak_dir/fair_deal.sql@15" -f "$soak_dir/fair_reveal.sql@1" \
     -f "$soak_dir/queue_next.sql@40" -f "$soak_dir/sample_rows.sql@4" \
     -l --log-prefix="$soak_dir/soak" "$BENCH_DB" 2>&1); then
-    kill "$sampler" 2>/dev/null
+    kill "$sampler" "$allocator" 2>/dev/null
     echo "$out" >&2
     echo "the soak run failed" >&2
     return 1 2>/dev/null || exit 1
   fi
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null || true
+  wait "$allocator" 2>/dev/null || true
   echo "### A day of traffic: $soak_clients connections for $soak_seconds s"
   echo
   echo "pgbench: $(sed -n 's/^number of transactions actually processed: \(.*\)/\1 transactions/p' <<<"$out"), $(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out") a second, none failed (pgbench fails the run on an error)"
   echo
-  python3 "$ROOT/bench/soak_report.py" "$soak_dir" "$names" "$soak_dir/memory"
+  python3 "$ROOT/bench/soak_report.py" "$soak_dir" "$names" "$soak_dir/memory" "$soak_dir/allocator"
   echo
   rm -rf "$soak_dir"
 fi

@@ -3,11 +3,14 @@
 per-transaction logs, the transactions, throughput and the p50, p95, p99 and maximum latency;
 then the backends' memory at the start and the end, from the samples the run took.
 
-Usage: soak_report.py LOG_DIR NAMES MEMORY_FILE
+Usage: soak_report.py LOG_DIR NAMES MEMORY_FILE [ALLOCATOR_FILE]
   LOG_DIR      pgbench's logs (pgbench -l --log-prefix=LOG_DIR/soak): one line a transaction,
                "client transaction latency_us script epoch_s epoch_us"
   NAMES        the operations' names, comma-separated, in the order of pgbench's -f scripts
   MEMORY_FILE  lines "elapsed_s backends total_kib largest_kib heap_total_kib heap_largest_kib"
+  ALLOCATOR_FILE
+               lines "label elapsed_s pid system_bytes in_use_bytes": the C allocator's count
+               (malloc_stats) of each backend, once warmed up and once near the end
 """
 import glob
 import os
@@ -27,6 +30,7 @@ WARM_UP = 120
 
 def main():
     log_dir, names, memory_file = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
+    allocator_file = sys.argv[4] if len(sys.argv) > 4 else None
     rows = []
     for path in glob.glob(os.path.join(log_dir, "soak*")):
         with open(path) as f:
@@ -92,6 +96,41 @@ def main():
                 f"From warmed up to the end, {what}: {grown:+.0f} KiB a backend "
                 f"({(int(samples[-1][i]) / int(warm[i]) - 1) * 100:+.1f}%)."
             )
+    if allocator_file:
+        allocator(allocator_file)
+
+
+def allocator(path):
+    """The C allocator's figures of the backends measured at both points."""
+    points = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 5:
+                label, at, pid, system, in_use = fields
+                points.setdefault(label, {})[pid] = (int(at), int(system), int(in_use))
+    warm, end = points.get("warmed_up", {}), points.get("end", {})
+    both = sorted(set(warm) & set(end))
+    print()
+    if not both:
+        print("The C allocator's figures: none (gdb is not installed, or no backend answered).")
+        return
+    print(
+        "| C allocator (malloc_stats) | at | backends | system, total MiB "
+        "| in use, total MiB | in use, largest MiB |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, point in (("warmed up", warm), ("end", end)):
+        rows = [point[pid] for pid in both]
+        print(
+            f"| {label} | {min(r[0] for r in rows)} s | {len(rows)} | "
+            f"{sum(r[1] for r in rows) / 2**20:.2f} | {sum(r[2] for r in rows) / 2**20:.2f} | "
+            f"{max(r[2] for r in rows) / 2**20:.2f} |"
+        )
+    print()
+    for what, i in (("held from the kernel", 1), ("in use", 2)):
+        grown = sum(end[pid][i] - warm[pid][i] for pid in both) / len(both) / 1024
+        print(f"From warmed up to the end, the allocator's bytes {what}: {grown:+.1f} KiB a backend.")
 
 
 if __name__ == "__main__":
