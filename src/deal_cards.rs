@@ -105,14 +105,15 @@ impl Dealt {
 
     /// What deal_cards returns. Where a provably fair deal's rows are hidden until its
     /// transaction commits (`unseen`), only what does not depend on the shuffle: the receipt
-    /// without the first bidder and the chain hash, which come with the notification or from
-    /// fair_receipt once the deal has committed. Otherwise the whole deal.
-    fn result(&self, unseen: bool, whole: &Document) -> Built<JsonB> {
+    /// without the first bidder and the chain hash ([`documents::SHUFFLED_KEYS`]), which come
+    /// with the notification or from fair_receipt once the deal has committed. Otherwise the
+    /// whole deal.
+    fn result(&self, unseen: bool, whole: Document) -> Built<JsonB> {
         match &self.fair {
-            Some(fair) if unseen => Built::<JsonB>::document(&documents::UnseenReceipt::of_deal(
-                self.desk, self.game, fair,
-            )),
-            _ => Built::<JsonB>::of_document(whole),
+            Some(_) if unseen => {
+                Built::<JsonB>::of_document(&whole.without(&documents::SHUFFLED_KEYS))
+            }
+            _ => Built::<JsonB>::of_document(&whole),
         }
     }
 
@@ -193,7 +194,7 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         notify(desk_id, &whole.text());
     }
     // The result is built straight into jsonb, from the same document where it is the whole deal.
-    dealt.result(unseen, &whole)
+    dealt.result(unseen, whole)
 }
 
 /// Step 2 of a deal: the seats, where the record needs them read first (the lock's, if it read

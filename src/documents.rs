@@ -43,19 +43,11 @@ pub struct Receipt {
     pub client_seeds: Option<Vec<String>>,
 }
 
+/// The keys of a [`Receipt`] that depend on the shuffle: the first bidder and the chain hash.
 /// What deal_cards returns of a provably fair deal while its rows are hidden until its
-/// transaction commits: the receipt without what depends on the shuffle (the first bidder and
-/// the chain hash), which come with the notification or from fair_receipt.
-#[derive(Debug, Serialize)]
-pub struct UnseenReceipt {
-    pub desk: i32,
-    pub game: i64,
-    pub round: i32,
-    pub nonce: i64,
-    pub commitment: String,
-    pub players: [i64; 3],
-    pub client_seeds: Vec<String>,
-}
+/// transaction commits is the receipt without them; they come with the notification or from
+/// fair_receipt.
+pub const SHUFFLED_KEYS: [&str; 2] = ["leader", "chain_hash"];
 
 impl Receipt {
     /// The receipt of a deal just recorded.
@@ -70,21 +62,6 @@ impl Receipt {
             chain_hash: Some(hex(&fair.chain_hash)),
             players: fair.players.map(Some),
             client_seeds: Some(fair.client_seeds.iter().map(|s| hex(s)).collect()),
-        }
-    }
-}
-
-impl UnseenReceipt {
-    /// What deal_cards returns of a deal just recorded whose rows its caller cannot see yet.
-    pub fn of_deal(desk: i32, game: i64, fair: &FairRecord) -> UnseenReceipt {
-        UnseenReceipt {
-            desk,
-            game,
-            round: fair.round,
-            nonce: fair.nonce,
-            commitment: hex(&fair.commitment),
-            players: fair.players,
-            client_seeds: fair.client_seeds.iter().map(|s| hex(s)).collect(),
         }
     }
 }
@@ -146,7 +123,7 @@ pub fn read<T: for<'de> Deserialize<'de>>(value: Value, name: &str) -> Result<T,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::jsonb_text;
+    use crate::results::{jsonb_text, Document};
 
     fn receipt() -> Receipt {
         Receipt {
@@ -196,7 +173,9 @@ mod tests {
         assert_eq!(jsonb_text(&deal), r#"{"desk": 7, "game": 12, "leader": 2}"#);
         let (ab, cd) = ("ab".repeat(32), "cd".repeat(32));
         assert_eq!(
-            jsonb_text(&UnseenReceipt::of_deal(7, 12, &record())),
+            Document::of(&Receipt::of_deal(7, 12, 2, &record()))
+                .without(&SHUFFLED_KEYS)
+                .text(),
             format!(
                 r#"{{"desk": 7, "game": 12, "nonce": 0, "round": 1, "players": [10, 11, 12], "commitment": "{ab}", "client_seeds": ["", "41", "4243"]}}"#
             )

@@ -53,6 +53,7 @@ pub fn read(schema: &ExtensionSchema, desk_id: i32, round: i32) -> Option<Seats>
         let rel = pg_sys::table_open(table, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
         let desc = (*rel).rd_att;
         let snapshot = pg_sys::RegisterSnapshot(pg_sys::GetTransactionSnapshot());
+        let encoding = pg_sys::GetDatabaseEncoding();
         let mut scan_key = pg_sys::ScanKeyData::default();
         pg_sys::ScanKeyInit(
             &mut scan_key,
@@ -85,9 +86,10 @@ pub fn read(schema: &ExtensionSchema, desk_id: i32, round: i32) -> Option<Seats>
             let seed_counts = get(seed_round).map(|d| d.value() as i32) == Some(round)
                 && get(seed_player).map(|d| d.value() as i64) == id;
             if seed_counts {
-                seats.client_seeds[n - 1] = get(client_seed).map(|d| utf8(d));
+                seats.client_seeds[n - 1] = get(client_seed).map(|d| utf8(d, encoding));
             }
-            let xmin = pg_sys::HeapTupleHeaderGetXmin((*tuple).t_data);
+            // The raw xmin, as the xmin column gives it.
+            let xmin = (*(*tuple).t_data).t_choice.t_heap.t_xmin;
             seats.written_here[n - 1] = pg_sys::TransactionIdIsCurrentTransactionId(xmin);
         }
         pg_sys::systable_endscan(scan);
@@ -100,15 +102,15 @@ pub fn read(schema: &ExtensionSchema, desk_id: i32, round: i32) -> Option<Seats>
 /// A text datum's value in UTF-8, as `convert_to(client_seed, 'UTF8')` gives it.
 ///
 /// # Safety
-/// `datum` is a non-NULL text datum of a tuple the caller holds.
-unsafe fn utf8(datum: pg_sys::Datum) -> Vec<u8> {
+/// `datum` is a non-NULL text datum of a tuple the caller holds, `encoding` the database's.
+unsafe fn utf8(datum: pg_sys::Datum, encoding: i32) -> Vec<u8> {
     // SAFETY: a text datum, detoasted (into the current memory context if it was toasted or
     // compressed), then its bytes; converted from the server's encoding where that is not UTF-8.
     unsafe {
         let text = pg_sys::pg_detoast_datum_packed(datum.cast_mut_ptr());
         let len = pgrx::varsize_any_exhdr(text);
         let data = pgrx::vardata_any(text) as *const std::ffi::c_char;
-        if pg_sys::GetDatabaseEncoding() == pg_sys::pg_enc::PG_UTF8 as i32 {
+        if encoding == pg_sys::pg_enc::PG_UTF8 as i32 {
             return std::slice::from_raw_parts(data as *const u8, len).to_vec();
         }
         let converted = pg_sys::pg_server_to_any(data, len as i32, pg_sys::pg_enc::PG_UTF8 as i32);
