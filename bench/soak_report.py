@@ -129,8 +129,16 @@ def allocator(path):
         )
     print()
     for what, i in (("held from the kernel", 1), ("in use", 2)):
-        grown = sum(end[pid][i] - warm[pid][i] for pid in both) / len(both) / 1024
-        print(f"From warmed up to the end, the allocator's bytes {what}: {grown:+.1f} KiB a backend.")
+        deltas = [(end[pid][i] - warm[pid][i]) / 1024 for pid in both]
+        mean = sum(deltas) / len(deltas)
+        # Each backend is stopped wherever it is in a transaction, holding that transaction's
+        # memory: the spread of the backends' changes says how far the mean is from noise.
+        spread = (sum((d - mean) ** 2 for d in deltas) / max(1, len(deltas) - 1)) ** 0.5
+        error = spread / len(deltas) ** 0.5
+        print(
+            f"From warmed up to the end, the allocator's bytes {what}: {mean:+.1f} KiB a backend "
+            f"(standard error {error:.1f} KiB; backends from {min(deltas):+.1f} to {max(deltas):+.1f})."
+        )
 
 
 if __name__ == "__main__":

@@ -114,7 +114,7 @@ unsafe fn utf8(datum: pg_sys::Datum, encoding: i32) -> Vec<u8> {
             return std::slice::from_raw_parts(data as *const u8, len).to_vec();
         }
         let converted = pg_sys::pg_server_to_any(data, len as i32, pg_sys::pg_enc::PG_UTF8 as i32);
-        if converted as *const std::ffi::c_char == data {
+        if std::ptr::eq(converted, data) {
             std::slice::from_raw_parts(data as *const u8, len).to_vec()
         } else {
             CStr::from_ptr(converted).to_bytes().to_vec()
