@@ -108,13 +108,18 @@ pub struct Seats {
 impl Seats {
     /// The seats from rows of a seats statement; a row without a seat (of the lock's LEFT JOIN)
     /// is none.
-    fn from_rows(rows: SpiTupleTable<'_>, columns: SeatColumns) -> Seats {
-        let mut seats = Seats {
+    /// No seat taken: what a read of the seats starts from.
+    fn empty() -> Seats {
+        Seats {
             seated: 0,
             player_ids: [None; SEATS],
             client_seeds: Default::default(),
             written_here: [false; SEATS],
-        };
+        }
+    }
+
+    fn from_rows(rows: SpiTupleTable<'_>, columns: SeatColumns) -> Seats {
+        let mut seats = Seats::empty();
         // Each column's name is resolved once for the three rows.
         let player_no = Column::of(&rows, "player_no");
         let player_id = Column::of(&rows, "player_id");

@@ -39,12 +39,7 @@ pub fn read(schema: &ExtensionSchema, desk_id: i32, round: i32) -> Option<Seats>
         return None;
     }
     let [desk, player_no, player_id, client_seed, seed_round, seed_player] = columns.map(i32::from);
-    let mut seats = Seats {
-        seated: 0,
-        player_ids: [None; SEATS],
-        client_seeds: Default::default(),
-        written_here: [false; SEATS],
-    };
+    let mut seats = Seats::empty();
     // SAFETY: the table is opened and locked (AccessShareLock, as a SELECT takes) and closed,
     // the snapshot registered and unregistered, and the scan begun and ended, in this order; an
     // ERROR in between releases all three with the transaction's resources. Each tuple is read
