@@ -439,6 +439,7 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
                     fair.nonce.into(),
                     fair.client_seeds.clone().into(),
                     fair.chain_hash.to_vec().into(),
+                    fair.round.into(),
                 ]);
                 let recorded = self.run(sql::RECORD_FAIR_DEAL, &args);
                 (!recorded.is_empty()).then(|| {

@@ -1,9 +1,10 @@
 -- record_deal.sql for a provably fair deal, whose seats were read before its cards were derived
 -- from their client seeds: writes the game with those players ($8 to $10), its commitment,
 -- nonce, client seeds (given in UTF-8) and chain hash ($11 to $14), and moves the desk's nonce
--- and chain head on, if the desk names, with commitment $11, an unrevealed round of its own:
--- `in_force` is 0 otherwise (no key holds it: a desk rewritten by hand), and the caller raises,
--- which undoes the game. So no game is recorded under a seed that is not its desk's secret.
+-- and chain head on, if the desk names, with commitment $11, its unrevealed round $15 (each row
+-- reached by its full key, whatever the statistics say): `in_force` is 0 otherwise (no key
+-- holds it: a desk rewritten by hand), and the caller raises, which undoes the game. So no game
+-- is recorded under a seed that is not its desk's secret.
 WITH new_game AS (
     INSERT INTO @extschema@.game (desk_id, p1_cards, p2_cards, p3_cards, extra_cards,
                                   state_no, lord_no, p1_id, p2_id, p3_id, leader,
@@ -21,10 +22,11 @@ WITH new_game AS (
            fair_chain_head = $14
       FROM new_game g
      WHERE d.desk_id OPERATOR(pg_catalog.=) $1
+       AND d.fair_round OPERATOR(pg_catalog.=) $15
        AND d.fair_commitment OPERATOR(pg_catalog.=) $11
        AND EXISTS (SELECT FROM @extschema@.fair_seed s
                     WHERE s.desk_id OPERATOR(pg_catalog.=) $1
-                      AND s.round OPERATOR(pg_catalog.=) d.fair_round
+                      AND s.round OPERATOR(pg_catalog.=) $15
                       AND s.commitment OPERATOR(pg_catalog.=) $11
                       AND s.revealed_at IS NULL)
     RETURNING d.desk_id
