@@ -95,6 +95,24 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
           '/^Total \(incl. mmap\):/ { total = 1; next }
            total && /^system bytes/ { sys = $NF }
            total && /^in use bytes/ { print l, t, p, sys, $NF; exit }'
+        # PostgreSQL's own count of the same backend: its memory contexts, as
+        # pg_log_backend_memory_contexts writes them to the log (the backend answers at its next
+        # interrupt check). Lines: context label pid name total_bytes, for TopMemoryContext's
+        # children and the grand total (name "total"). The rest of "in use" is memory outside
+        # the contexts: the Rust side's, the C libraries'.
+        offset=$(stat -c %s "$soak_log")
+        psql -X -q -A -t -d "$BENCH_DB" -c "SELECT pg_log_backend_memory_contexts($p)" >/dev/null || continue
+        for _ in $(seq 50); do
+          tail -c +$((offset + 1)) "$soak_log" | grep -q "\[$p\].*Grand total:" && break
+          sleep 0.1
+        done
+        tail -c +$((offset + 1)) "$soak_log" | grep "\[$p\]" | awk -v l="$point" -v p="$p" \
+          'match($0, /level: 1; [^:]*: [0-9]+ total/) {
+             split(substr($0, RSTART + 10, RLENGTH - 16), f, ": "); print "context", l, p, f[1], f[2]
+           }
+           match($0, /Grand total: [0-9]+ bytes/) {
+             split(substr($0, RSTART, RLENGTH), f, " "); print "context", l, p, "total", f[3]; exit
+           }'
       done
     done >"$soak_dir/allocator"
   ) &

@@ -10,7 +10,10 @@ Usage: soak_report.py LOG_DIR NAMES MEMORY_FILE [ALLOCATOR_FILE]
   MEMORY_FILE  lines "elapsed_s backends total_kib largest_kib heap_total_kib heap_largest_kib"
   ALLOCATOR_FILE
                lines "label elapsed_s pid system_bytes in_use_bytes": the C allocator's count
-               (malloc_stats) of each backend, once warmed up and once near the end
+               (malloc_stats) of each backend, once warmed up and once near the end; and
+               lines "context label pid name total_bytes": PostgreSQL's count of the same
+               backend (pg_log_backend_memory_contexts), TopMemoryContext's children and the
+               grand total (name "total")
 """
 import glob
 import os
@@ -106,7 +109,7 @@ def allocator(path):
     with open(path) as f:
         for line in f:
             fields = line.split()
-            if len(fields) == 5:
+            if len(fields) == 5 and fields[0] != "context":
                 label, at, pid, system, in_use = fields
                 points.setdefault(label, {})[pid] = (int(at), int(system), int(in_use))
     warm, end = points.get("warmed_up", {}), points.get("end", {})
@@ -139,6 +142,63 @@ def allocator(path):
             f"From warmed up to the end, the allocator's bytes {what}: {mean:+.1f} KiB a backend "
             f"(standard error {error:.1f} KiB; backends from {min(deltas):+.1f} to {max(deltas):+.1f})."
         )
+    contexts(path, warm, end)
+
+
+def change(deltas):
+    """The mean of the backends' changes in KiB, with its standard error."""
+    mean = sum(deltas) / len(deltas)
+    spread = (sum((d - mean) ** 2 for d in deltas) / max(1, len(deltas) - 1)) ** 0.5
+    return mean, spread / len(deltas) ** 0.5
+
+
+def contexts(path, warm, end):
+    """PostgreSQL's own count of the same backends (pg_log_backend_memory_contexts): the grand
+    total of their memory contexts, the rest of the allocator's "in use" (memory outside the
+    contexts), and the contexts under TopMemoryContext that changed the most."""
+    counted = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split(" ")
+            if fields[0] == "context" and len(fields) >= 5:
+                label, pid, size = fields[1], fields[2], int(fields[-1])
+                name = " ".join(fields[3:-1])
+                point = counted.setdefault(label, {}).setdefault(pid, {})
+                point[name] = point.get(name, 0) + size
+    cwarm, cend = counted.get("warmed_up", {}), counted.get("end", {})
+    both = sorted(p for p in set(cwarm) & set(cend) & set(warm) & set(end)
+                  if "total" in cwarm[p] and "total" in cend[p])
+    print()
+    if not both:
+        print("PostgreSQL's memory contexts: none logged (no backend answered).")
+        return
+    total = [(cend[p]["total"] - cwarm[p]["total"]) / 1024 for p in both]
+    outside = [((end[p][2] - cend[p]["total"]) - (warm[p][2] - cwarm[p]["total"])) / 1024
+               for p in both]
+    print(f"The same {len(both)} backends' memory contexts (pg_log_backend_memory_contexts), "
+          "warmed up to the end, KiB a backend:")
+    print()
+    print("| memory | at warm-up | at the end | change | standard error |")
+    print("|---|---:|---:|---:|---:|")
+    rows = [("all contexts (grand total)", [cwarm[p]["total"] for p in both],
+             [cend[p]["total"] for p in both], total),
+            ("outside the contexts (in use minus the contexts)",
+             [warm[p][2] - cwarm[p]["total"] for p in both],
+             [end[p][2] - cend[p]["total"] for p in both], outside)]
+    names = set()
+    for p in both:
+        names |= (set(cwarm[p]) | set(cend[p])) - {"total"}
+    by_name = []
+    for name in names:
+        d = [(cend[p].get(name, 0) - cwarm[p].get(name, 0)) / 1024 for p in both]
+        by_name.append((abs(sum(d)), name, d))
+    for _, name, d in sorted(by_name, reverse=True)[:6]:
+        rows.append((name, [cwarm[p].get(name, 0) for p in both],
+                     [cend[p].get(name, 0) for p in both], d))
+    for what, a, b, d in rows:
+        mean, error = change(d)
+        print(f"| {what} | {sum(a) / len(a) / 1024:.1f} | {sum(b) / len(b) / 1024:.1f} "
+              f"| {mean:+.1f} | {error:.1f} |")
 
 
 if __name__ == "__main__":
