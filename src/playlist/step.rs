@@ -43,13 +43,11 @@ fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     if store.extra.listener.is_some() {
         store.extra.plays += 1;
     }
+    // A plain queue's press of Next is the core's (Queue::step), the one a look-ahead runs.
+    let heaviest = store.extra.weight_max;
     let track = with_stream(store, |store, stream| match (state, up_next) {
-        (State::Tape(queue), Some(track)) => ok_or_raise(queue.jump(store, track)),
+        (State::Tape(queue), up_next) => ok_or_raise(queue.step(store, stream, up_next, heaviest)),
         (State::Spread(queue), Some(track)) => ok_or_raise(queue.jump(store, stream, track)),
-        (State::Tape(queue), None) => match store.extra.weight_max {
-            Some(heaviest) => queue.next_weighted(store, stream, heaviest),
-            None => queue.next(store, stream),
-        },
         (State::Spread(queue), None) => queue.next(store, stream),
     });
     store.record_play(slot, track);

@@ -27,6 +27,7 @@ use crate::error::{Error, ErrorKind};
 use crate::rng::Stream;
 use crate::shuffle::fisher_yates;
 
+pub mod ahead;
 pub mod groups;
 pub mod memory;
 
@@ -337,6 +338,31 @@ impl Queue {
     /// The track playing, or `None` before the first pick.
     pub fn current(&self, tape: &mut dyn Tape) -> Option<i64> {
         self.playing().map(|position| tape.track_at(position))
+    }
+
+    /// Whether *Next* replays: `^` is behind `*`. Then no track up next plays and nothing is
+    /// drawn.
+    pub fn replaying(&self) -> bool {
+        self.behind > 0
+    }
+
+    /// One press of *Next*: a replay when `^` is behind `*`; else `up_next` (the listener's
+    /// first track up next, taken from the list only when not replaying) played as a jump; else
+    /// a pick, weighted by the tracks' weights when `heaviest` is given.
+    pub fn step(
+        &mut self,
+        tape: &mut dyn Tape,
+        draw: &mut dyn Draw,
+        up_next: Option<i64>,
+        heaviest: Option<u64>,
+    ) -> Result<i64, Error> {
+        match up_next {
+            Some(track) if !self.replaying() => self.jump(tape, track),
+            _ => Ok(match heaviest {
+                Some(heaviest) => self.next_weighted(tape, draw, heaviest),
+                None => self.next(tape, draw),
+            }),
+        }
     }
 
     /// The next track: a replay when `^` is behind `*`, else a new pick.
