@@ -29,7 +29,7 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
 /// else the first track up next (played as a jump), else the shuffle's next pick.
 fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     let replaying = match state {
-        State::Tape(queue) => queue.behind > 0,
+        State::Tape(queue) => queue.replaying(),
         State::Spread(queue) => queue.replaying(),
     };
     let on_tape = matches!(state, State::Tape(_));
@@ -43,12 +43,11 @@ fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     if store.extra.listener.is_some() {
         store.extra.plays += 1;
     }
-    // A plain queue's press of Next is the core's (Queue::step), the one a look-ahead runs.
+    // A press of Next is the core's (Queue::step, SpreadQueue::step), the one a look-ahead runs.
     let heaviest = store.extra.weight_max;
-    let track = with_stream(store, |store, stream| match (state, up_next) {
-        (State::Tape(queue), up_next) => ok_or_raise(queue.step(store, stream, up_next, heaviest)),
-        (State::Spread(queue), Some(track)) => ok_or_raise(queue.jump(store, stream, track)),
-        (State::Spread(queue), None) => queue.next(store, stream),
+    let track = with_stream(store, |store, stream| match state {
+        State::Tape(queue) => ok_or_raise(queue.step(store, stream, up_next, heaviest)),
+        State::Spread(queue) => ok_or_raise(queue.step(store, stream, up_next)),
     });
     store.record_play(slot, track);
     track

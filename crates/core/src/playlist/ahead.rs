@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use super::groups::{Groups, LeftKey, SpreadQueue, TargetKey, Unit};
 use super::{Draw, Queue, Tape};
 use crate::error::{Error, ErrorKind};
 
@@ -235,11 +236,12 @@ pub struct StepDraws<'d> {
     pub seeded: &'d mut dyn FnMut(usize) -> Option<crate::rng::Stream>,
 }
 
-/// The tracks *Next* plays once the play position is at the newest pick (after the replays of a
-/// listener who went back): the tracks up next first, each played as a jump, then the shuffle's
-/// picks (weighted where `heaviest` is given). Returns `count` steps after the `drawn` ones, which
-/// are run again from their recorded values (their tracks are already known), so that a longer
-/// look-ahead goes on from a shorter one. Nothing of `queue` or `tape` changes.
+/// The tracks *Next* plays on a plain queue once the play position is at the newest pick (after
+/// the replays of a listener who went back): the tracks up next first, each played as a jump,
+/// then the shuffle's picks (weighted where `heaviest` is given). Returns `count` steps after the
+/// `drawn` ones, which are run again from their recorded values (their tracks are already
+/// known), so that a longer look-ahead goes on from a shorter one. Nothing of `queue` or `tape`
+/// changes.
 #[allow(clippy::too_many_arguments)]
 pub fn look_ahead(
     queue: &Queue,
@@ -254,19 +256,68 @@ pub fn look_ahead(
     let mut copy = queue.clone();
     copy.behind = 0;
     let mut overlay = Overlay::new(tape);
+    run_ahead(
+        up_next,
+        drawn,
+        count,
+        draws,
+        check,
+        &mut |draw, listener| copy.step(&mut overlay, draw, listener, heaviest),
+    )
+}
+
+/// [`look_ahead`] for a queue spread by group: its steps run on a copy of its state over a
+/// [`GroupsOverlay`] of its units, tracks and history.
+pub fn look_ahead_spread(
+    queue: &SpreadQueue,
+    groups: &mut dyn Groups,
+    up_next: &[i64],
+    drawn: &[Ahead],
+    count: usize,
+    draws: &mut StepDraws<'_>,
+    check: &mut dyn FnMut(),
+) -> Result<Vec<Ahead>, Error> {
+    let mut copy = queue.clone();
+    copy.behind = 0;
+    let mut overlay = GroupsOverlay::new(groups);
+    run_ahead(
+        up_next,
+        drawn,
+        count,
+        draws,
+        check,
+        &mut |draw, listener| copy.step(&mut overlay, draw, listener),
+    )
+}
+
+/// One press of *Next* on a look-ahead's copy of a queue, given its draws and the track up next
+/// it plays, if any.
+type Press<'p> = dyn FnMut(&mut dyn Draw, Option<i64>) -> Result<i64, Error> + 'p;
+
+/// The steps of a look-ahead: the `drawn` ones again from their values, checked, then `count`
+/// new ones, recorded. `step` is one press of *Next* on the copy, given its draws and the track up
+/// next it plays, if any.
+fn run_ahead(
+    up_next: &[i64],
+    drawn: &[Ahead],
+    count: usize,
+    draws: &mut StepDraws<'_>,
+    check: &mut dyn FnMut(),
+    step: &mut Press<'_>,
+) -> Result<Vec<Ahead>, Error> {
     let mut up_next = up_next.iter().copied();
-    for (i, step) in drawn.iter().enumerate() {
-        let listener = if step.up_next { up_next.next() } else { None };
-        let mut replay = Replay::new(&step.draws, draws.live);
-        let track = copy.step(&mut overlay, &mut replay, listener, heaviest)?;
-        if track != step.track || !replay.kept() {
+    for (i, done) in drawn.iter().enumerate() {
+        let listener = if done.up_next { up_next.next() } else { None };
+        let mut replay = Replay::new(&done.draws, draws.live);
+        let track = step(&mut replay, listener)?;
+        if track != done.track || !replay.kept() {
             return Err(Error::new(
                 ErrorKind::NotReady,
                 format!(
                     "step {} drawn ahead no longer plays track {}: the queue changed without \
                      dropping what was drawn ahead",
                     i + 1,
-                    step.track
+                    done.track
                 ),
             ));
         }
@@ -283,7 +334,7 @@ pub fn look_ahead(
             None => &mut *draws.live,
         };
         let mut recording = Recording::new(source);
-        let track = copy.step(&mut overlay, &mut recording, listener, heaviest)?;
+        let track = step(&mut recording, listener)?;
         steps.push(Ahead {
             track,
             up_next: listener.is_some(),
@@ -294,6 +345,198 @@ pub fn look_ahead(
         }
     }
     Ok(steps)
+}
+
+/// A spread queue's units, tracks and history seen through the changes a look-ahead made to
+/// them, kept in memory: the store underneath is only read (a slot's track is read with a swap of
+/// the slot with itself, which changes nothing).
+pub struct GroupsOverlay<'g> {
+    base: &'g mut dyn Groups,
+    /// Units changed or created.
+    units: HashMap<i64, Unit>,
+    /// Slots whose track changed: the track now there, or `None` for a slot taken away.
+    slots: HashMap<(i64, u64), Option<i64>>,
+    /// Where the tracks that moved are now, or `None` for a track that left.
+    place: HashMap<i64, Option<(i64, u64)>>,
+    /// Positions of the history written or forgotten.
+    log: HashMap<i64, Option<i64>>,
+}
+
+impl<'g> GroupsOverlay<'g> {
+    pub fn new(base: &'g mut dyn Groups) -> Self {
+        GroupsOverlay {
+            base,
+            units: HashMap::new(),
+            slots: HashMap::new(),
+            place: HashMap::new(),
+            log: HashMap::new(),
+        }
+    }
+
+    fn slot(&mut self, unit: i64, slot: u64) -> i64 {
+        match self.slots.get(&(unit, slot)) {
+            Some(Some(track)) => *track,
+            Some(None) => panic!("slot {slot} of unit {unit} was taken away"),
+            None => self.base.swap(unit, slot, slot),
+        }
+    }
+
+    fn set_slot(&mut self, unit: i64, slot: u64, track: i64) {
+        self.slots.insert((unit, slot), Some(track));
+        self.place.insert(track, Some((unit, slot)));
+    }
+
+    /// The changed units under `parent`, and how many of them there are.
+    fn changed_under(&self, parent: i64) -> Vec<&Unit> {
+        self.units.values().filter(|u| u.parent == parent).collect()
+    }
+}
+
+impl Groups for GroupsOverlay<'_> {
+    fn upcoming(&mut self, parent: i64, after: TargetKey, limit: usize) -> Vec<TargetKey> {
+        let changed: Vec<TargetKey> = self
+            .changed_under(parent)
+            .iter()
+            .filter(|u| u.size > 0)
+            .map(|u| (u.target, u.id))
+            .filter(|&k| k > after)
+            .collect();
+        let skip = self.changed_under(parent).len();
+        // The first `limit` unchanged units are among the first `limit + skip` underneath.
+        let mut keys: Vec<TargetKey> = self
+            .base
+            .upcoming(parent, after, limit + skip)
+            .into_iter()
+            .filter(|(_, id)| !self.units.contains_key(id))
+            .collect();
+        keys.extend(changed);
+        keys.sort();
+        keys.truncate(limit);
+        keys
+    }
+
+    fn biggest(&mut self, parent: i64, pass: i64, before: LeftKey, limit: usize) -> Vec<LeftKey> {
+        let changed: Vec<LeftKey> = self
+            .changed_under(parent)
+            .iter()
+            .filter(|u| u.size > 0 && u.pass == pass && u.left > 0)
+            .map(|u| (u.left as i64, u.id))
+            .filter(|&k| k < before)
+            .collect();
+        let skip = self.changed_under(parent).len();
+        let mut keys: Vec<LeftKey> = self
+            .base
+            .biggest(parent, pass, before, limit + skip)
+            .into_iter()
+            .filter(|(_, id)| !self.units.contains_key(id))
+            .collect();
+        keys.extend(changed);
+        keys.sort_by(|a, b| b.cmp(a));
+        keys.truncate(limit);
+        keys
+    }
+
+    fn units(&mut self, ids: &[i64]) -> Vec<Unit> {
+        let unread: Vec<i64> = ids
+            .iter()
+            .copied()
+            .filter(|id| !self.units.contains_key(id))
+            .collect();
+        let read: HashMap<i64, Unit> = if unread.is_empty() {
+            HashMap::new()
+        } else {
+            self.base
+                .units(&unread)
+                .into_iter()
+                .map(|u| (u.id, u))
+                .collect()
+        };
+        ids.iter()
+            .filter_map(|id| self.units.get(id).or_else(|| read.get(id)).cloned())
+            .collect()
+    }
+
+    fn unit(&mut self, id: i64) -> Unit {
+        match self.units.get(&id) {
+            Some(unit) => unit.clone(),
+            None => self.base.unit(id),
+        }
+    }
+
+    fn save(&mut self, unit: &Unit) {
+        self.units.insert(unit.id, unit.clone());
+    }
+
+    fn create(&mut self, unit: &Unit) {
+        self.units.insert(unit.id, unit.clone());
+    }
+
+    fn place(
+        &mut self,
+        leaf: i64,
+        drawn: u64,
+        last: u64,
+        units: &[&Unit],
+        position: i64,
+        forget: Option<i64>,
+        _: &SpreadQueue,
+    ) -> i64 {
+        let track = self.swap(leaf, drawn, last);
+        for unit in units {
+            self.save(unit);
+        }
+        self.record(position, track, forget);
+        track
+    }
+
+    fn swap(&mut self, unit: i64, a: u64, b: u64) -> i64 {
+        let at_b = self.slot(unit, b);
+        if a == b {
+            return at_b;
+        }
+        let at_a = self.slot(unit, a);
+        self.set_slot(unit, a, at_b);
+        self.set_slot(unit, b, at_a);
+        at_a
+    }
+
+    fn find(&mut self, track: i64) -> Option<(i64, u64)> {
+        if let Some(&place) = self.place.get(&track) {
+            return place;
+        }
+        self.base
+            .find(track)
+            .filter(|at| !self.slots.contains_key(at))
+    }
+
+    fn push(&mut self, unit: i64, slot: u64, track: i64) {
+        self.set_slot(unit, slot, track);
+    }
+
+    fn pop(&mut self, unit: i64, slot: u64) {
+        let leaving = self.slot(unit, slot);
+        self.slots.insert((unit, slot), None);
+        self.place.insert(leaving, None);
+    }
+
+    fn played(&mut self, position: i64) -> i64 {
+        match self.log.get(&position) {
+            Some(Some(track)) => *track,
+            Some(None) => panic!("position {position} of the history was forgotten"),
+            None => self.base.played(position),
+        }
+    }
+
+    fn record(&mut self, position: i64, track: i64, forget: Option<i64>) {
+        if let Some(oldest) = forget {
+            self.forget(oldest);
+        }
+        self.log.insert(position, Some(track));
+    }
+
+    fn forget(&mut self, position: i64) {
+        self.log.insert(position, None);
+    }
 }
 
 #[cfg(test)]

@@ -628,6 +628,21 @@ impl SpreadQueue {
         self.behind > 0
     }
 
+    /// One press of *Next*: a replay when the play position is behind the newest play; else
+    /// `up_next` (the listener's first track up next, taken from the list only when not
+    /// replaying) played as a jump; else the next place of the spread.
+    pub fn step(
+        &mut self,
+        groups: &mut dyn Groups,
+        draw: &mut dyn Draw,
+        up_next: Option<i64>,
+    ) -> Result<i64, Error> {
+        match up_next {
+            Some(track) if !self.replaying() => self.jump(groups, draw, track),
+            _ => Ok(self.next(groups, draw)),
+        }
+    }
+
     /// The next track: a replay when the play position is behind the newest play, else the
     /// next place of the spread.
     pub fn next(&mut self, groups: &mut dyn Groups, draw: &mut dyn Draw) -> i64 {
@@ -1128,4 +1143,4 @@ fn not_in_queue(track: i64) -> Error {
 pub mod memory;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

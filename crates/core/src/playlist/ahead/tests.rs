@@ -4,6 +4,9 @@
 use std::collections::HashSet;
 
 use super::*;
+use crate::playlist::groups::memory::MemoryGroups;
+use crate::playlist::groups::tests::queue_of;
+use crate::playlist::groups::{UnitRef, TOP};
 use crate::playlist::memory::MemoryTape;
 use crate::playlist::{check_playlist, starting_order, Mode};
 use crate::rng::Stream;
@@ -235,4 +238,187 @@ fn values_that_do_not_fit_are_noticed() {
     assert!(error
         .message
         .starts_with("step 2 drawn ahead no longer plays track 1000"));
+}
+
+/// Everything a spread queue's store says, read through both: each unit, each track's slot and
+/// each remembered play.
+fn same_groups(
+    real: &mut MemoryGroups,
+    seen: &mut GroupsOverlay<'_>,
+    queue: &SpreadQueue,
+    tracks: &HashSet<i64>,
+) {
+    let ids: Vec<i64> = real.units.keys().copied().collect();
+    for &id in &ids {
+        assert_eq!(seen.unit(id), real.unit(id), "unit {id}");
+    }
+    assert_eq!(seen.units(&ids), real.units(&ids));
+    for &track in tracks {
+        assert_eq!(seen.find(track), real.find(track), "track {track}");
+    }
+    for position in queue.front..queue.front + queue.history as i64 {
+        assert_eq!(
+            seen.played(position),
+            real.played(position),
+            "play {position}"
+        );
+    }
+    // Each order from its start and from after its first key, a few at a time: fewer than the
+    // units the overlay changed, too.
+    for parent in std::iter::once(TOP).chain(ids.iter().copied()) {
+        for limit in [1, 2, 5] {
+            let mut after = (i64::MIN, i64::MIN);
+            for _ in 0..2 {
+                let keys = real.upcoming(parent, after, limit);
+                assert_eq!(seen.upcoming(parent, after, limit), keys, "parent {parent}");
+                after = keys.first().copied().unwrap_or(after);
+            }
+            let mut before = (i64::MAX, i64::MAX);
+            for _ in 0..2 {
+                let keys = real.biggest(parent, queue.pass, before, limit);
+                let shown = seen.biggest(parent, queue.pass, before, limit);
+                assert_eq!(shown, keys, "parent {parent}");
+                before = keys.first().copied().unwrap_or(before);
+            }
+        }
+    }
+}
+
+/// Every operation of a spread queue, one level and two, run on its store and on an overlay of
+/// a copy of it, leaves the two alike; the copy underneath never changes.
+#[test]
+fn the_groups_overlay_follows_every_operation_of_a_spread_queue() {
+    let groups = [1, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5, 5];
+    let subs = [1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 2];
+    for levels in [1, 2] {
+        let (start, mut real) = queue_of(
+            &groups,
+            (levels == 2).then_some(&subs[..]),
+            &[false; 12],
+            &mut seeded(11),
+        );
+        let mut underneath = real.clone();
+        let (units_before, slots_before, log_before) = (
+            underneath.units.clone(),
+            underneath.slots.clone(),
+            underneath.log.clone(),
+        );
+        let mut seen = GroupsOverlay::new(&mut underneath);
+        let (mut a, mut b) = (start.clone(), start);
+        let (mut draws_a, mut draws_b, mut choose) = (seeded(12), seeded(12), seeded(13));
+        let mut tracks: HashSet<i64> = (1..=12).collect();
+        let mut left: Vec<(i64, i64)> = Vec::new();
+        let mut next_track = 100;
+        for _ in 0..300 {
+            let mut sorted: Vec<i64> = tracks.iter().copied().collect();
+            sorted.sort_unstable();
+            let pick = sorted[choose.below_u64(sorted.len() as u64) as usize];
+            match choose.below_u64(12) {
+                0 => {
+                    let group = match choose.below_u64(3) {
+                        0 => UnitRef::New,
+                        g => UnitRef::Existing(g as i64),
+                    };
+                    let sub = (levels == 2).then_some(UnitRef::New);
+                    let added_a = a.add(&mut real, &mut draws_a, next_track, group, sub);
+                    let added_b = b.add(&mut seen, &mut draws_b, next_track, group, sub);
+                    assert_eq!(added_a, added_b);
+                    tracks.insert(next_track);
+                    next_track += 1;
+                }
+                1 if tracks.len() > 3 => {
+                    let leaf_a = a.leave(&mut real, &mut draws_a, pick);
+                    assert_eq!(leaf_a, b.leave(&mut seen, &mut draws_b, pick));
+                    tracks.remove(&pick);
+                    left.push((pick, leaf_a.unwrap()));
+                }
+                2 if !left.is_empty() => {
+                    let (track, leaf) = left.remove(0);
+                    let back_a = a.rejoin(&mut real, &mut draws_a, track, leaf);
+                    assert_eq!(back_a, b.rejoin(&mut seen, &mut draws_b, track, leaf));
+                    tracks.insert(track);
+                }
+                3 | 4 => assert_eq!(
+                    a.step(&mut real, &mut draws_a, Some(pick)),
+                    b.step(&mut seen, &mut draws_b, Some(pick))
+                ),
+                5 => assert_eq!(a.prev(&mut real), b.prev(&mut seen)),
+                _ => assert_eq!(
+                    a.step(&mut real, &mut draws_a, None),
+                    b.step(&mut seen, &mut draws_b, None)
+                ),
+            }
+            assert_eq!(a, b);
+            same_groups(&mut real, &mut seen, &a, &tracks);
+        }
+        drop(seen);
+        assert_eq!(
+            underneath.units, units_before,
+            "the units underneath changed"
+        );
+        assert_eq!(
+            underneath.slots, slots_before,
+            "the slots underneath changed"
+        );
+        assert_eq!(underneath.log, log_before, "the history underneath changed");
+    }
+}
+
+/// What a look-ahead shows on a spread queue is what *Next* plays, tracks up next included, and a
+/// seeded one plays the same with or without it.
+#[test]
+fn a_spread_queue_plays_the_steps_drawn_ahead() {
+    let groups = [1, 1, 1, 2, 2, 3, 3, 3, 4, 5];
+    let (start, start_store) = queue_of(&groups, None, &[false; 10], &mut seeded(21));
+    let operation = |i: usize| seeded(80 + (i % 40) as u8);
+    let (mut q, mut store) = (start.clone(), start_store.clone());
+    let plain: Vec<i64> = (0..25)
+        .map(|i| q.step(&mut store, &mut operation(i), None).unwrap())
+        .collect();
+
+    let (mut q, mut store) = (start, start_store);
+    for i in 0..3 {
+        q.step(&mut store, &mut operation(i), None).unwrap();
+    }
+    q.prev(&mut store);
+    let up_next = [7];
+    let (before_queue, before_units) = (q.clone(), store.units.clone());
+    let mut live = seeded(22);
+    let mut no_seed = |_: usize| None;
+    let mut draws = StepDraws {
+        live: &mut live,
+        seeded: &mut no_seed,
+    };
+    let mut ahead =
+        look_ahead_spread(&q, &mut store, &up_next, &[], 6, &mut draws, &mut || {}).unwrap();
+    ahead.extend(
+        look_ahead_spread(&q, &mut store, &up_next, &ahead, 14, &mut draws, &mut || {}).unwrap(),
+    );
+    assert_eq!((&q, &store.units), (&before_queue, &before_units));
+    assert!(ahead[0].up_next && ahead[0].track == 7 && !ahead[1].up_next);
+    q.step(&mut store, &mut seeded(1), None).unwrap();
+    let mut fallback = seeded(2);
+    for (i, step) in ahead.iter().enumerate() {
+        let taken = step.up_next.then_some(7);
+        let mut replay = Replay::new(&step.draws, &mut fallback);
+        assert_eq!(
+            q.step(&mut store, &mut replay, taken).unwrap(),
+            step.track,
+            "step {i}"
+        );
+        assert!(replay.kept(), "step {i}");
+    }
+    // Seeded: the steps drawn ahead are the steps a queue plays without a look-ahead.
+    let (start, start_store) = queue_of(&groups, None, &[false; 10], &mut seeded(21));
+    let mut unused = seeded(3);
+    let mut by_operation = |i: usize| Some(operation(i));
+    let mut draws = StepDraws {
+        live: &mut unused,
+        seeded: &mut by_operation,
+    };
+    let mut store = start_store;
+    let ahead =
+        look_ahead_spread(&start, &mut store, &[], &[], 25, &mut draws, &mut || {}).unwrap();
+    let shown: Vec<i64> = ahead.iter().map(|s| s.track).collect();
+    assert_eq!(shown, plain);
 }
