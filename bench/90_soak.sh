@@ -97,8 +97,10 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
            total && /^in use bytes/ { print l, t, p, sys, $NF; exit }'
         # PostgreSQL's own count of the same backend: its memory contexts, as
         # pg_log_backend_memory_contexts writes them to the log (the backend answers at its next
-        # interrupt check). Lines: context label pid name total_bytes, for TopMemoryContext's
-        # children and the grand total (name "total"). The rest of "in use" is memory outside
+        # interrupt check), each line a context's own blocks, depth first. Lines: context label
+        # pid name total_bytes, for each child of TopMemoryContext with everything under it
+        # (TopMemoryContext is level 0 before PostgreSQL 18, 1 from 18 on), TopMemoryContext's
+        # own blocks, and the grand total (name "total"). The rest of "in use" is memory outside
         # the contexts: the Rust side's, the C libraries'.
         offset=$(stat -c %s "$soak_log")
         psql -X -q -A -t -d "$BENCH_DB" -c "SELECT pg_log_backend_memory_contexts($p)" >/dev/null || continue
@@ -106,13 +108,24 @@ SELECT shuffle_queue_next(queue_id) FROM soak_queue WHERE kind = :kind AND n = :
           tail -c +$((offset + 1)) "$soak_log" | grep -q "\[$p\].*Grand total:" && break
           sleep 0.1
         done
-        tail -c +$((offset + 1)) "$soak_log" | grep "\[$p\]" | awk -v l="$point" -v p="$p" \
-          'match($0, /level: 1; [^:]*: [0-9]+ total/) {
-             split(substr($0, RSTART + 10, RLENGTH - 16), f, ": "); print "context", l, p, f[1], f[2]
-           }
-           match($0, /Grand total: [0-9]+ bytes/) {
-             split(substr($0, RSTART, RLENGTH), f, " "); print "context", l, p, "total", f[3]; exit
-           }'
+        tail -c +$((offset + 1)) "$soak_log" | grep "\[$p\]" | awk -v l="$point" -v p="$p" '
+          match($0, /level: [0-9]+; /) {
+            level = substr($0, RSTART + 7, RLENGTH - 9) + 0
+            rest = substr($0, RSTART + RLENGTH)
+            if (match(rest, /: [0-9]+ total in/)) {
+              name = substr(rest, 1, RSTART - 1); bytes = substr(rest, RSTART + 2, RLENGTH - 11) + 0
+            } else if (match(rest, /containing [0-9]+ total/)) {
+              name = ""; bytes = substr(rest, RSTART + 11, RLENGTH - 17) + 0
+            } else next
+            if (name == "TopMemoryContext") { top = level; sum["TopMemoryContext"] += bytes; next }
+            if (level == top + 1) { cur = name != "" ? name : "more child contexts"; if (!(cur in sum)) order[++n] = cur }
+            sum[cur] += bytes
+          }
+          match($0, /Grand total: [0-9]+ bytes/) {
+            for (i = 1; i <= n; i++) print "context", l, p, order[i], sum[order[i]]
+            print "context", l, p, "TopMemoryContext", sum["TopMemoryContext"]
+            split(substr($0, RSTART, RLENGTH), f, " "); print "context", l, p, "total", f[3]; exit
+          }'
       done
     done >"$soak_dir/allocator"
   ) &
