@@ -176,7 +176,8 @@ def contexts(path, warm, end):
     outside = [((end[p][2] - cend[p]["total"]) - (warm[p][2] - cwarm[p]["total"])) / 1024
                for p in both]
     print(f"The same {len(both)} backends' memory contexts (pg_log_backend_memory_contexts), "
-          "warmed up to the end, KiB a backend:")
+          "warmed up to the end, KiB a backend; each child of TopMemoryContext counts the "
+          "contexts under it:")
     print()
     print("| memory | at warm-up | at the end | change | standard error |")
     print("|---|---:|---:|---:|---:|")
