@@ -471,24 +471,6 @@ impl Groups for GroupsOverlay<'_> {
         self.units.insert(unit.id, unit.clone());
     }
 
-    fn place(
-        &mut self,
-        leaf: i64,
-        drawn: u64,
-        last: u64,
-        units: &[&Unit],
-        position: i64,
-        forget: Option<i64>,
-        _: &SpreadQueue,
-    ) -> i64 {
-        let track = self.swap(leaf, drawn, last);
-        for unit in units {
-            self.save(unit);
-        }
-        self.record(position, track, forget);
-        track
-    }
-
     fn swap(&mut self, unit: i64, a: u64, b: u64) -> i64 {
         let at_b = self.slot(unit, b);
         if a == b {

@@ -274,7 +274,8 @@ pub trait Groups {
     /// A placement, at once: swaps slots `drawn` and `last` of unit `leaf` (`drawn == last`
     /// moves nothing), writes `units` back, records the track now in slot `last` at `position`
     /// of the history (as [`Groups::record`] does, with `forget`), and may write the queue's
-    /// state, which is final. Returns the track.
+    /// state, which is final. Returns the track. A store that can do this in one step (the
+    /// tables, in one statement) overrides it; the result must be the same.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
@@ -285,7 +286,15 @@ pub trait Groups {
         position: i64,
         forget: Option<i64>,
         queue: &SpreadQueue,
-    ) -> i64;
+    ) -> i64 {
+        let _ = queue;
+        let track = self.swap(leaf, drawn, last);
+        for unit in units {
+            self.save(unit);
+        }
+        self.record(position, track, forget);
+        track
+    }
     /// Swaps the tracks of two slots of a unit (`a == b` changes nothing) and returns the
     /// track now at `b`.
     fn swap(&mut self, unit: i64, a: u64, b: u64) -> i64;

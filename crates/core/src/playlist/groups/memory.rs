@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Groups, LeftKey, SpreadQueue, TargetKey, Unit};
+use super::{Groups, LeftKey, TargetKey, Unit};
 
 /// The units, slots and history in memory. Finding a track scans the slots: fine for tests and
 /// measurements.
@@ -66,24 +66,6 @@ impl Groups for MemoryGroups {
     fn create(&mut self, unit: &Unit) {
         self.calls += 1;
         assert!(self.units.insert(unit.id, unit.clone()).is_none());
-    }
-
-    fn place(
-        &mut self,
-        leaf: i64,
-        drawn: u64,
-        last: u64,
-        units: &[&Unit],
-        position: i64,
-        forget: Option<i64>,
-        _: &SpreadQueue,
-    ) -> i64 {
-        let track = self.swap(leaf, drawn, last);
-        for unit in units {
-            self.save(unit);
-        }
-        self.record(position, track, forget);
-        track
     }
 
     fn swap(&mut self, unit: i64, a: u64, b: u64) -> i64 {
