@@ -422,3 +422,124 @@ fn a_spread_queue_plays_the_steps_drawn_ahead() {
     let shown: Vec<i64> = ahead.iter().map(|s| s.track).collect();
     assert_eq!(shown, plain);
 }
+
+/// The first three tracks a queue plays, as one number, with steps drawn ahead between the
+/// presses: before each press a look-ahead adds 0 to 2 steps to those kept, and the press plays
+/// the first kept step from its values (or draws, when none is kept). `lookahead_stream` gives
+/// the live draws of each look-ahead call.
+fn three_plays(
+    mut q: Queue,
+    mut tape: MemoryTape,
+    live: &mut Stream,
+    choose: &mut Stream,
+    lookahead_stream: &mut dyn FnMut(&mut Stream) -> Stream,
+) -> usize {
+    let mut kept: Vec<Ahead> = Vec::new();
+    let mut outcome = 0;
+    for _ in 0..3 {
+        let more = choose.below_u64(3) as usize;
+        let mut stream = lookahead_stream(live);
+        let mut no_seed = |_: usize| None;
+        let mut draws = StepDraws {
+            live: &mut stream,
+            seeded: &mut no_seed,
+        };
+        let added = look_ahead(
+            &q,
+            &mut tape,
+            &[],
+            None,
+            &kept,
+            more,
+            &mut draws,
+            &mut || {},
+        );
+        kept.extend(added.unwrap());
+        let track = if kept.is_empty() {
+            q.step(&mut tape, live, None, None).unwrap()
+        } else {
+            let step = kept.remove(0);
+            let mut fallback = seeded(0);
+            let mut replay = Replay::new(&step.draws, &mut fallback);
+            q.step(&mut tape, &mut replay, None, None).unwrap()
+        };
+        outcome = outcome * 8 + track as usize;
+    }
+    outcome
+}
+
+/// Pearson's test that two rows of counts come from one distribution (cells empty in both are
+/// left out).
+fn same_distribution(a: &[u64], b: &[u64]) -> dealcards_fairness::stats::ChiSquare {
+    let (ta, tb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
+    let mut statistic = 0.0;
+    let mut cells = 0;
+    for (&x, &y) in a.iter().zip(b) {
+        if x + y == 0 {
+            continue;
+        }
+        cells += 1;
+        let column = (x + y) as f64;
+        for (count, total) in [(x, ta), (y, tb)] {
+            let expected = column * total / (ta + tb);
+            statistic += (count as f64 - expected).powi(2) / expected;
+        }
+    }
+    let df = (cells - 1) as f64;
+    dealcards_fairness::stats::ChiSquare {
+        statistic,
+        df: cells - 1,
+        p_value: dealcards_fairness::stats::chi_square_sf(statistic, df),
+    }
+}
+
+/// Drawing ahead between the presses leaves what plays as it is without: the first three
+/// tracks of a shuffle queue and of a random one (4 tracks each) have one distribution with
+/// and without look-aheads (fixed streams: the test gives the same answer every run). Negative
+/// control: a look-ahead that starts its live stream anew on every call (the same values each
+/// time) is caught.
+#[test]
+fn steps_drawn_ahead_keep_the_distribution_of_what_plays() {
+    const ALPHA: f64 = 1e-4;
+    let runs = 10_000;
+    for (mode, window) in [(Mode::Shuffle, None), (Mode::Random, Some(1))] {
+        let start = || {
+            (
+                Queue::new(mode, 4, window).unwrap(),
+                MemoryTape::new(&[1, 2, 3, 4]),
+            )
+        };
+        let count = |live: &mut Stream, make: &mut dyn FnMut(&mut Stream) -> Stream| {
+            let mut counts = vec![0u64; 8 * 8 * 8 * 8];
+            let mut choose = seeded(50);
+            for _ in 0..runs {
+                let (q, tape) = start();
+                counts[three_plays(q, tape, live, &mut choose, make)] += 1;
+            }
+            counts
+        };
+        // Without a look-ahead: every press draws at once.
+        let mut direct = vec![0u64; 8 * 8 * 8 * 8];
+        let mut live = seeded(51);
+        for _ in 0..runs {
+            let (mut q, mut tape) = start();
+            let mut outcome = 0;
+            for _ in 0..3 {
+                outcome = outcome * 8 + q.step(&mut tape, &mut live, None, None).unwrap() as usize;
+            }
+            direct[outcome] += 1;
+        }
+        let ahead = count(&mut seeded(52), &mut |live| {
+            let mut key = [0u8; 32];
+            for byte in &mut key {
+                *byte = live.below_u64(256) as u8;
+            }
+            Stream::from_seed(key)
+        });
+        let fair = same_distribution(&direct, &ahead);
+        assert!(fair.p_value > ALPHA, "{mode:?}: {fair:?}");
+        let broken = count(&mut seeded(53), &mut |_| seeded(54));
+        let caught = same_distribution(&direct, &broken);
+        assert!(caught.p_value < ALPHA, "{mode:?}: {caught:?}");
+    }
+}
