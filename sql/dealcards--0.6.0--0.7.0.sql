@@ -803,3 +803,18 @@ BEGIN
     END IF;
 END
 $$;
+
+-- ---------------------------------------------------------------------------------------------
+-- shuffle_queue_upcoming(queue, n, offset): the tracks Next will play, drawn ahead and kept
+-- until they play (docs/playlist.md). Its table, as in sql/install/playlist.sql.
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.shuffle_queue_ahead (
+    queue_id bigint NOT NULL,
+    step     bigint NOT NULL,
+    track    bigint NOT NULL,
+    up_next  boolean NOT NULL,
+    draws    bigint[] NOT NULL,
+    PRIMARY KEY (queue_id, step)
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_ahead', '');

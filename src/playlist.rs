@@ -12,6 +12,7 @@
 //! drop), `save` (shuffle_queue_save and shuffle_queue_restore; the format is `saved`). What
 //! several phases share is here.
 
+mod ahead;
 mod create;
 mod edit;
 mod save;

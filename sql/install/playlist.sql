@@ -139,6 +139,19 @@ CREATE TABLE @extschema@.shuffle_queue_weight (
     PRIMARY KEY (queue_id, track)
 );
 
+-- Steps of Next drawn ahead (shuffle_queue_upcoming): the track each plays, whether it is the
+-- listener's track up next, and the values its draws returned, which the Next that plays it
+-- draws again (crates/core/src/playlist/ahead.rs). Next plays the lowest step and deletes it;
+-- any other change to the queue deletes them all.
+CREATE TABLE @extschema@.shuffle_queue_ahead (
+    queue_id bigint NOT NULL,
+    step     bigint NOT NULL,
+    track    bigint NOT NULL,
+    up_next  boolean NOT NULL,
+    draws    bigint[] NOT NULL,
+    PRIMARY KEY (queue_id, step)
+);
+
 -- What queues played for their listeners: a ring of 1000 slots per queue, kept when the queue
 -- is dropped (a listener's recent plays, across all of their queues), trimmed to a listener's
 -- 1000 most recent when a queue is made for them, and forgotten by shuffle_queue_forget.
@@ -161,4 +174,5 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_member', '
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_up_next', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_skipped', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_weight', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_ahead', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_play', '');

@@ -29,7 +29,7 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
         } else {
             Vec::new()
         };
-        let (skipped, units) = if store.layout == Layout::Current {
+        let (skipped, units) = if store.layout >= Layout::Before0_7 {
             let units = match state {
                 State::Spread(_) => store.saved_units(),
                 State::Tape(_) => Vec::new(),

@@ -6,6 +6,8 @@ use pgrx::prelude::*;
 use crate::statements::ExtensionSchema;
 use crate::{check_for_interrupts, ok_or_raise, raise};
 use dealcards_core::error::Error;
+use dealcards_core::playlist::ahead::Replay;
+use dealcards_core::playlist::Draw;
 
 use super::store::{QueueStore, State};
 use super::{check_in_shuffle, with_stream};
@@ -26,17 +28,29 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
 }
 
 /// The next track of a loaded queue: a replay when the play position is behind the newest play,
-/// else the first track up next (played as a jump), else the shuffle's next pick.
+/// else the first step drawn ahead (played from its recorded draws), else the first track up
+/// next (played as a jump), else the shuffle's next pick.
 fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     let replaying = match state {
         State::Tape(queue) => queue.replaying(),
         State::Spread(queue) => queue.replaying(),
     };
-    let on_tape = matches!(state, State::Tape(_));
-    let up_next = if replaying {
+    store.keeps_ahead = true;
+    let ahead = if replaying {
         None
     } else {
-        store.pop_up_next(on_tape)
+        store.first_ahead.clone()
+    };
+    let on_tape = matches!(state, State::Tape(_));
+    let up_next = match &ahead {
+        _ if replaying => None,
+        Some(step) if !step.ahead.up_next => None,
+        Some(step) => Some(
+            store
+                .pop_up_next(on_tape)
+                .unwrap_or_else(|| store.stale_ahead(step.ahead.track)),
+        ),
+        None => store.pop_up_next(on_tape),
     };
     // The play is counted before the step, so that the step writes the count with the row.
     let slot = store.extra.plays;
@@ -45,12 +59,36 @@ fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     }
     // A press of Next is the core's (Queue::step, SpreadQueue::step), the one a look-ahead runs.
     let heaviest = store.extra.weight_max;
-    let track = with_stream(store, |store, stream| match state {
-        State::Tape(queue) => ok_or_raise(queue.step(store, stream, up_next, heaviest)),
-        State::Spread(queue) => ok_or_raise(queue.step(store, stream, up_next)),
+    let track = with_stream(store, |store, stream| match &ahead {
+        None => press(store, state, stream, up_next, heaviest),
+        Some(step) => {
+            let mut replay = Replay::new(&step.ahead.draws, stream);
+            let track = press(store, state, &mut replay, up_next, heaviest);
+            if track != step.ahead.track || !replay.kept() {
+                store.stale_ahead(step.ahead.track);
+            }
+            track
+        }
     });
+    if let Some(step) = ahead {
+        store.played_ahead(step.step);
+    }
     store.record_play(slot, track);
     track
+}
+
+/// One press of Next on a loaded queue, with these draws.
+fn press(
+    store: &mut QueueStore,
+    state: &mut State,
+    draw: &mut dyn Draw,
+    up_next: Option<i64>,
+    heaviest: Option<u64>,
+) -> i64 {
+    match state {
+        State::Tape(queue) => ok_or_raise(queue.step(store, draw, up_next, heaviest)),
+        State::Spread(queue) => ok_or_raise(queue.step(store, draw, up_next)),
+    }
 }
 
 /// The previous track: the play position steps back through what played. NULL before the first
@@ -62,6 +100,8 @@ fn shuffle_queue_prev(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
         let mut state = store.load(true);
+        // Going back keeps the steps drawn ahead: they play once the replays are over.
+        store.keeps_ahead = true;
         let (before, track) = match &mut state {
             State::Tape(queue) => (queue.behind, queue.prev(&mut store)),
             State::Spread(queue) => (queue.behind, queue.prev(&mut store)),

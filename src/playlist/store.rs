@@ -24,29 +24,35 @@ use dealcards_core::playlist::groups::{Groups, Lookahead, SpreadQueue, Unit};
 use dealcards_core::playlist::{operation_stream, Queue, Tape};
 use dealcards_core::rng::Stream;
 
+mod ahead;
 mod plays;
 mod queue_row;
 mod tape;
 mod units;
 mod up_next;
 
+pub use ahead::StoredStep;
 pub use units::NamedUnit;
 
-/// Which queue tables a database has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which queue tables a database has, oldest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Layout {
     /// 0.4.0 and before: plain queues only, the queue row without the 0.5.0 columns.
     Before0_5,
-    /// 0.5.0: spread queues too.
+    /// 0.5.0 and 0.6.0: spread queues too, no steps drawn ahead.
+    Before0_7,
+    /// 0.7.0: steps drawn ahead (shuffle_queue_ahead).
     Current,
 }
 
 impl Layout {
     pub fn of(schema: &ExtensionSchema) -> Layout {
-        if schema.has_column(c"shuffle_queue", c"levels") {
-            Layout::Current
-        } else {
+        if !schema.has_column(c"shuffle_queue", c"levels") {
             Layout::Before0_5
+        } else if schema.relation(c"shuffle_queue_ahead").is_none() {
+            Layout::Before0_7
+        } else {
+            Layout::Current
         }
     }
 }
@@ -172,6 +178,11 @@ pub struct QueueStore<'a, 'conn> {
     /// Where a track is on the tape, found by the statement that took it off the list up next:
     /// the answer of the next [`Tape::find`] of that track. Forgotten as `prefetched` is.
     found: Option<(i64, Option<i64>)>,
+    /// The first step drawn ahead, as the load read it (0.7.0's tables; none before).
+    pub first_ahead: Option<StoredStep>,
+    /// Whether the caller keeps the steps drawn ahead (next, prev and upcoming do); any other
+    /// change to the queue deletes them when it writes the queue's row.
+    pub keeps_ahead: bool,
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
@@ -192,6 +203,8 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             writes: true,
             prefetched: None,
             found: None,
+            first_ahead: None,
+            keeps_ahead: false,
         }
     }
 

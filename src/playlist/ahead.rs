@@ -1,0 +1,129 @@
+//! Looking ahead: the tracks the next presses of Next will play, drawn ahead and kept until
+//! they play (`dealcards_core::playlist::ahead` runs the steps; the store keeps them).
+
+use pgrx::prelude::*;
+
+use crate::statements::ExtensionSchema;
+use crate::{check_for_interrupts, ok_or_raise, raise};
+use dealcards_core::error::{Error, ErrorKind};
+use dealcards_core::playlist::ahead::{look_ahead, look_ahead_spread, Ahead, StepDraws};
+use dealcards_core::playlist::groups::Groups;
+use dealcards_core::playlist::{operation_stream, Tape};
+
+use super::store::{live, Layout, QueueStore, State};
+
+/// The most tracks a look-ahead reaches (`offset + n`).
+const MAX_AHEAD: i64 = 1_000_000;
+
+/// The next `n` tracks Next will play, from place `offset + 1`: the tracks a listener who went
+/// back replays (`replay`), then the tracks up next (`up next`), then the shuffle's (`shuffle`).
+/// Those not drawn yet are drawn now and kept: Next plays exactly them, in this order, until
+/// the queue changes otherwise than by Next and Previous (docs/playlist.md).
+#[pg_extern(volatile, strict, parallel_unsafe)]
+fn shuffle_queue_upcoming(
+    queue_id: i64,
+    n: default!(i32, 10),
+    offset: default!(i32, 0),
+    fcinfo: pg_sys::FunctionCallInfo,
+) -> TableIterator<'static, (name!(place, i64), name!(track, i64), name!(source, String))> {
+    if n < 0 || offset < 0 {
+        raise(Error::invalid(format!(
+            "n and offset must be 0 or more (n is {n}, offset {offset})"
+        )));
+    }
+    let wanted = n as i64 + offset as i64;
+    if wanted > MAX_AHEAD {
+        raise(Error::new(
+            ErrorKind::TooLarge,
+            format!("a queue looks at most {MAX_AHEAD} tracks ahead (offset + n is {wanted})"),
+        ));
+    }
+    crate::refuse_on_standby("draw a shuffle queue's tracks ahead");
+    let schema = ExtensionSchema::of(fcinfo);
+    let tracks = Spi::connect_mut(|client| {
+        let mut store = QueueStore::new(client, &schema, queue_id);
+        if store.layout != Layout::Current {
+            raise(Error::new(
+                ErrorKind::NotReady,
+                "the queue tables are those of an earlier release: ALTER EXTENSION dealcards \
+                 UPDATE adds the table that keeps the tracks drawn ahead",
+            ));
+        }
+        let state = store.load(true);
+        store.keeps_ahead = true;
+        upcoming(&mut store, &state, wanted as usize)
+    });
+    let rows: Vec<_> = tracks
+        .into_iter()
+        .enumerate()
+        .skip(offset as usize)
+        .map(|(i, (track, source))| (i as i64 + 1, track, source.to_string()))
+        .collect();
+    TableIterator::new(rows)
+}
+
+/// The first `wanted` tracks Next will play, with where each comes from; the steps not drawn
+/// yet are drawn and stored.
+fn upcoming(store: &mut QueueStore, state: &State, wanted: usize) -> Vec<(i64, &'static str)> {
+    let (newest, behind) = match state {
+        State::Tape(queue) => (queue.newest(), queue.behind),
+        State::Spread(queue) => (queue.newest(), queue.behind),
+    };
+    let mut tracks = Vec::with_capacity(wanted);
+    for k in 1..=(behind as i64).min(wanted as i64) {
+        let position = newest - behind as i64 + k;
+        let track = match state {
+            State::Tape(_) => Tape::track_at(store, position),
+            State::Spread(_) => Groups::played(store, position),
+        };
+        tracks.push((track, "replay"));
+    }
+    let need = wanted - tracks.len();
+    let mut steps: Vec<Ahead> = store.steps_ahead().into_iter().map(|s| s.ahead).collect();
+    let first_new = steps.len() as i64;
+    if steps.len() < need {
+        let first = store.first_ahead.as_ref().map_or(0, |s| s.step) + first_new;
+        let more = draw_ahead(store, state, &steps, need - steps.len());
+        store.put_ahead(first, &more);
+        steps.extend(more);
+    }
+    for step in steps.into_iter().take(need) {
+        let source = if step.up_next { "up next" } else { "shuffle" };
+        tracks.push((step.track, source));
+    }
+    tracks
+}
+
+/// `count` steps drawn ahead after `drawn`, from the steps' streams: a seeded queue's stream of
+/// the operation each step's Next will be (the replays come first, each an operation), or the
+/// live generator.
+fn draw_ahead(store: &mut QueueStore, state: &State, drawn: &[Ahead], count: usize) -> Vec<Ahead> {
+    let up_next = if store.extra.up_next > 0 {
+        store.up_next()
+    } else {
+        Vec::new()
+    };
+    let heaviest = store.extra.weight_max;
+    let seed = store.extra.seed;
+    let behind = match state {
+        State::Tape(queue) => queue.behind,
+        State::Spread(queue) => queue.behind,
+    };
+    let first_operation = store.extra.draws as u64 + behind + 1;
+    let mut seeded = move |i: usize| seed.map(|s| operation_stream(&s, first_operation + i as u64));
+    live(|stream| {
+        let mut draws = StepDraws {
+            live: stream,
+            seeded: &mut seeded,
+        };
+        let mut check = check_for_interrupts;
+        ok_or_raise(match state {
+            State::Tape(queue) => look_ahead(
+                queue, store, &up_next, heaviest, drawn, count, &mut draws, &mut check,
+            ),
+            State::Spread(queue) => {
+                look_ahead_spread(queue, store, &up_next, drawn, count, &mut draws, &mut check)
+            }
+        })
+    })
+}

@@ -1,0 +1,113 @@
+//! The steps of Next drawn ahead (shuffle_queue_ahead): the first read with the queue's row,
+//! played and deleted by next, all read and more written by upcoming, all deleted by any other
+//! change to the queue.
+
+use super::*;
+use dealcards_core::playlist::ahead::Ahead;
+
+/// A step drawn ahead as its row holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredStep {
+    pub step: i64,
+    pub ahead: Ahead,
+}
+
+impl StoredStep {
+    /// The step of a row read with the columns `{prefix}step`, `{prefix}track`,
+    /// `{prefix}up_next` and `{prefix}draws`; none where the step is NULL.
+    pub(super) fn of(row: &impl Columns, prefix: &str) -> Option<StoredStep> {
+        let step: i64 = row.value(&format!("{prefix}step"))?;
+        let draws: Vec<i64> = row.required(&format!("{prefix}draws"));
+        Some(StoredStep {
+            step,
+            ahead: Ahead {
+                track: row.required(&format!("{prefix}track")),
+                up_next: row.required(&format!("{prefix}up_next")),
+                draws: draws.into_iter().map(|d| d as u64).collect(),
+            },
+        })
+    }
+}
+
+impl QueueStore<'_, '_> {
+    /// Every step drawn ahead, in order.
+    pub fn steps_ahead(&mut self) -> Vec<StoredStep> {
+        if self.first_ahead.is_none() {
+            return Vec::new();
+        }
+        let table = self.run_ids(
+            "SELECT step, track, up_next, draws FROM @extschema@.shuffle_queue_ahead \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+            &[],
+        );
+        table
+            .map(|row| StoredStep::of(&row, "").expect("a step"))
+            .collect()
+    }
+
+    /// Writes steps drawn ahead after those there are, numbered on from `first`.
+    pub fn put_ahead(&mut self, first: i64, steps: &[Ahead]) {
+        if steps.is_empty() {
+            return;
+        }
+        let tracks: Vec<i64> = steps.iter().map(|s| s.track).collect();
+        let up_next: Vec<bool> = steps.iter().map(|s| s.up_next).collect();
+        // Each step's draws as text ('{1,2}'): unnest cannot give an array per row.
+        let draws: Vec<String> = steps
+            .iter()
+            .map(|s| {
+                let values: Vec<String> = s.draws.iter().map(|d| d.to_string()).collect();
+                format!("{{{}}}", values.join(","))
+            })
+            .collect();
+        self.run(
+            "INSERT INTO @extschema@.shuffle_queue_ahead (queue_id, step, track, up_next, draws) \
+             SELECT $1, $2 OPERATOR(pg_catalog.+) s.i OPERATOR(pg_catalog.-) 1, s.track, \
+                    s.up_next, s.draws::pg_catalog.int8[] \
+               FROM ROWS FROM (pg_catalog.unnest($3::pg_catalog.int8[]), \
+                               pg_catalog.unnest($4::pg_catalog.bool[]), \
+                               pg_catalog.unnest($5::pg_catalog.text[])) WITH ORDINALITY \
+                    AS s (track, up_next, draws, i)",
+            &[
+                self.queue_id.into(),
+                first.into(),
+                tracks.into(),
+                up_next.into(),
+                draws.into(),
+            ],
+        );
+        if self.first_ahead.is_none() {
+            self.first_ahead = Some(StoredStep {
+                step: first,
+                ahead: steps[0].clone(),
+            });
+        }
+    }
+
+    /// Deletes the step that played.
+    pub fn played_ahead(&mut self, step: i64) {
+        self.run_ids(
+            "DELETE FROM @extschema@.shuffle_queue_ahead \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND step OPERATOR(pg_catalog.=) $2",
+            &[step],
+        );
+        self.first_ahead = None;
+    }
+
+    /// A step drawn ahead that does not play its track from its draws, or names a track up next
+    /// that is not there: the queue's rows were changed outside the functions.
+    pub fn stale_ahead(&self, track: i64) -> ! {
+        self.missing(format!("step drawn ahead that plays track {track}"))
+    }
+
+    /// Deletes every step drawn ahead: the queue changed.
+    pub fn drop_ahead(&mut self) {
+        if self.first_ahead.take().is_some() {
+            self.run_ids(
+                "DELETE FROM @extschema@.shuffle_queue_ahead \
+                  WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                &[],
+            );
+        }
+    }
+}
