@@ -306,7 +306,8 @@ BEGIN
             (11, 'shuffle_queue_up_next', 'queue_id', 'shuffle_queue'),
             (12, 'shuffle_queue_skipped', 'queue_id', 'shuffle_queue'),
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
-            (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue')
+            (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
+            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP
@@ -382,7 +383,8 @@ BEGIN
             (19, 'shuffle_queue_jump(bigint, bigint)', 'shuffle_queue'),
             (20, 'shuffle_queue_skip_when_shuffling(bigint, bigint, boolean)', 'shuffle_queue'),
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
-            (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue')
+            (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
+            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP
@@ -818,3 +820,16 @@ CREATE TABLE @extschema@.shuffle_queue_ahead (
     PRIMARY KEY (queue_id, step)
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_ahead', '');
+
+CREATE  FUNCTION "shuffle_queue_upcoming"(
+	"queue_id" bigint, /* i64 */
+	"n" INT DEFAULT 10, /* i32 */
+	"offset" INT DEFAULT 0 /* i32 */
+) RETURNS TABLE (
+	"place" bigint,  /* i64 */
+	"track" bigint,  /* i64 */
+	"source" TEXT  /* String */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_upcoming_wrapper';

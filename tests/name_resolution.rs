@@ -141,6 +141,7 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         "SELECT shuffle_queue_play_next($1, ARRAY[1, 2]::bigint[])",
         "SELECT shuffle_queue_play_later($1, ARRAY[3]::bigint[])",
         "SELECT shuffle_queue_up_next($1)",
+        "SELECT count(*) FROM shuffle_queue_upcoming($1, 4)",
         "SELECT shuffle_queue_next($1)",
         "SELECT shuffle_queue_clear_up_next($1)",
         "SELECT shuffle_queue_jump($1, 4)",
@@ -384,7 +385,7 @@ fn plant(attacker: &mut Client, schema: &str) {
 }
 
 /// Lookalike tables, empty, that anyone may read and write.
-const TABLES: [&str; 14] = [
+const TABLES: [&str; 15] = [
     "desk",
     "fair_seed",
     "desk_player",
@@ -399,6 +400,7 @@ const TABLES: [&str; 14] = [
     "shuffle_queue_skipped",
     "shuffle_queue_weight",
     "shuffle_queue_play",
+    "shuffle_queue_ahead",
 ];
 
 fn plant_tables(owner: &mut Client, schema: &str, like: &str) {

@@ -20,7 +20,7 @@ const MOST_BLOCKS: i64 = 400;
 const TRACKS: i64 = 20_000;
 
 /// The queue tables, analyzed with small queues in them and kept from autovacuum.
-const QUEUE_TABLES: [&str; 8] = [
+const QUEUE_TABLES: [&str; 9] = [
     "shuffle_queue",
     "shuffle_queue_track",
     "shuffle_queue_unit",
@@ -29,6 +29,7 @@ const QUEUE_TABLES: [&str; 8] = [
     "shuffle_queue_skipped",
     "shuffle_queue_weight",
     "shuffle_queue_play",
+    "shuffle_queue_ahead",
 ];
 
 /// A database whose statistics were taken with 20 small queues of every kind in it, each stepped

@@ -45,7 +45,8 @@ BEGIN
             (11, 'shuffle_queue_up_next', 'queue_id', 'shuffle_queue'),
             (12, 'shuffle_queue_skipped', 'queue_id', 'shuffle_queue'),
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
-            (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue')
+            (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
+            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP
@@ -121,7 +122,8 @@ BEGIN
             (19, 'shuffle_queue_jump(bigint, bigint)', 'shuffle_queue'),
             (20, 'shuffle_queue_skip_when_shuffling(bigint, bigint, boolean)', 'shuffle_queue'),
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
-            (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue')
+            (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
+            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

@@ -41,10 +41,14 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 22] = [
     ),
     ("shuffle_queue_save(bigint)", "shuffle_queue"),
     ("shuffle_queue_add(bigint,bigint,integer)", "shuffle_queue"),
+    (
+        "shuffle_queue_upcoming(bigint,integer,integer)",
+        "shuffle_queue",
+    ),
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.
-const DISTRIBUTED_TABLES: [(&str, &str, &str); 14] = [
+const DISTRIBUTED_TABLES: [(&str, &str, &str); 15] = [
     ("fair_seed", "desk_id", "fair_seed"),
     ("desk", "desk_id", "fair_seed"),
     ("desk_player", "desk_id", "desk"),
@@ -59,6 +63,7 @@ const DISTRIBUTED_TABLES: [(&str, &str, &str); 14] = [
     ("shuffle_queue_skipped", "queue_id", "shuffle_queue"),
     ("shuffle_queue_weight", "queue_id", "shuffle_queue"),
     ("shuffle_queue_play", "queue_id", "shuffle_queue"),
+    ("shuffle_queue_ahead", "queue_id", "shuffle_queue"),
 ];
 
 #[test]

@@ -88,7 +88,7 @@ const READS: [(&str, &str); 30] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 20] = [
+const WRITES: [(&str, &str); 21] = [
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
@@ -105,6 +105,10 @@ const WRITES: [(&str, &str); 20] = [
     (
         "shuffle_queue_prev",
         "SELECT shuffle_queue_prev((SELECT min(queue_id) FROM shuffle_queue))",
+    ),
+    (
+        "shuffle_queue_upcoming",
+        "SELECT count(*) FROM shuffle_queue_upcoming((SELECT min(queue_id) FROM shuffle_queue), 3)",
     ),
     (
         "shuffle_queue_add",

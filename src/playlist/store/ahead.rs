@@ -30,6 +30,19 @@ impl StoredStep {
 }
 
 impl QueueStore<'_, '_> {
+    /// The first step drawn ahead, read on its own.
+    pub(super) fn first_step_ahead(&mut self) -> Option<StoredStep> {
+        let table = self.run_ids(
+            "SELECT step, track, up_next, draws FROM @extschema@.shuffle_queue_ahead \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 ORDER BY step LIMIT 1",
+            &[],
+        );
+        if table.is_empty() {
+            return None;
+        }
+        StoredStep::of(&table.first(), "")
+    }
+
     /// Every step drawn ahead, in order.
     pub fn steps_ahead(&mut self) -> Vec<StoredStep> {
         if self.first_ahead.is_none() {

@@ -17,16 +17,10 @@ const LOAD_0_4_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, hist
 /// (`units_fresh` is false) and the units read with it are not used.
 macro_rules! load_sql {
     ($lock:literal) => {
-        load_sql!($lock, "", "")
-    };
-    ($lock:literal, $ahead_columns:literal, $ahead_join:literal) => {
         concat!(
             "SELECT q.mode, q.window_size, q.tracks, q.front, q.history, q.behind, q.levels, \
                     q.pass, q.pass_left, q.last_group, q.next_unit, q.ahead_target, q.ahead_left, \
                     q.up_next, q.seed, q.draws, q.weight_max, q.listener, q.plays, \
-                    ",
-            $ahead_columns,
-            "\
                     u.unit_id AS unit_unit_id, u.parent AS unit_parent, u.size AS unit_size, \
                     u.to_place AS unit_to_place, u.placed AS unit_placed, u.pass AS unit_pass, \
                     u.shift AS unit_shift, u.target AS unit_target, \
@@ -43,31 +37,14 @@ macro_rules! load_sql {
                            LATERAL (SELECT * FROM @extschema@.shuffle_queue_unit v \
                                      WHERE v.queue_id OPERATOR(pg_catalog.=) $1 \
                                        AND v.unit_id OPERATOR(pg_catalog.=) x.id OFFSET 0) w) u \
-                 ON true ",
-            $ahead_join,
-            " WHERE q.queue_id OPERATOR(pg_catalog.=) $1",
+                 ON true \
+              WHERE q.queue_id OPERATOR(pg_catalog.=) $1",
             $lock
         )
     };
 }
-/// The first step drawn ahead, with the queue's row (0.7.0's tables).
-macro_rules! load_with_ahead {
-    ($lock:literal) => {
-        load_sql!(
-            $lock,
-            "a.step AS ahead_step, a.track AS ahead_track, a.up_next AS ahead_up_next, \
-             a.draws AS ahead_draws, ",
-            "LEFT JOIN LATERAL (SELECT f.step, f.track, f.up_next, f.draws \
-                                  FROM @extschema@.shuffle_queue_ahead f \
-                                 WHERE f.queue_id OPERATOR(pg_catalog.=) $1 \
-                                 ORDER BY f.step LIMIT 1) a ON true"
-        )
-    };
-}
-const LOAD_0_6: &str = load_sql!("");
-const LOAD_0_6_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
-const LOAD: &str = load_with_ahead!("");
-const LOAD_FOR_UPDATE: &str = load_with_ahead!(" FOR UPDATE OF q");
+const LOAD: &str = load_sql!("");
+const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
 
 /// The units the load statement reads with a spread queue's row: the ids at
 /// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
@@ -87,19 +64,20 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         let sql = match (self.layout, lock) {
             (Layout::Before0_5, false) => LOAD_0_4,
             (Layout::Before0_5, true) => LOAD_0_4_FOR_UPDATE,
-            (Layout::Before0_7, false) => LOAD_0_6,
-            (Layout::Before0_7, true) => LOAD_0_6_FOR_UPDATE,
-            (Layout::Current, false) => LOAD,
-            (Layout::Current, true) => LOAD_FOR_UPDATE,
+            (_, false) => LOAD,
+            (_, true) => LOAD_FOR_UPDATE,
         };
         let table = self.run_ids(sql, &[]);
         if table.is_empty() {
             no_such_queue(self.queue_id);
         }
-        let row = table.first();
-        if self.layout == Layout::Current {
-            self.first_ahead = StoredStep::of(&row, "ahead_");
+        if lock && self.layout == Layout::Current {
+            // Read once the lock is held, by a statement of its own: its snapshot sees what a
+            // session this one waited for did (a Next that played a step, a look-ahead that drew
+            // more), which the load's own snapshot may not.
+            self.first_ahead = self.first_step_ahead();
         }
+        let row = table.first();
         // tracks, front, history and behind are NOT NULL.
         let count = |name: &str| -> u64 { row.required::<i64>(name) as u64 };
         let mode: String = row.required("mode");
