@@ -282,3 +282,34 @@ fn paging_shows_a_spread_queues_pass_whole() {
     let played: Vec<i64> = (0..600).map(|_| next(&mut client, queue)).collect();
     assert_eq!(played, pages[..600]);
 }
+
+/// The queue functions plan their statements with sequential scans off, as a SET clause would:
+/// the caller's setting is back after each call, after one that fails too.
+#[test]
+fn a_queue_call_leaves_the_callers_settings_as_they_were() {
+    let name = "dealcards_queue_ahead_settings";
+    let mut client = database(name);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 10)::bigint))",
+    );
+    let setting = |c: &mut Client| -> String {
+        c.query_one("SELECT current_setting('enable_seqscan')", &[])
+            .unwrap()
+            .get(0)
+    };
+    for value in ["on", "off"] {
+        client
+            .batch_execute(&format!("SET enable_seqscan = {value}"))
+            .unwrap();
+        next(&mut client, queue);
+        upcoming(&mut client, queue, 3, 0);
+        assert_eq!(setting(&mut client), value);
+        client.batch_execute("BEGIN; SAVEPOINT s").unwrap();
+        let failed = client.execute("SELECT shuffle_queue_next(-1)", &[]);
+        assert!(failed.is_err());
+        client.batch_execute("ROLLBACK TO SAVEPOINT s").unwrap();
+        assert_eq!(setting(&mut client), value);
+        client.batch_execute("COMMIT").unwrap();
+    }
+}

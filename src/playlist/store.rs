@@ -183,6 +183,9 @@ pub struct QueueStore<'a, 'conn> {
     /// Whether the caller keeps the steps drawn ahead (next, prev and upcoming do); any other
     /// change to the queue deletes them when it writes the queue's row.
     pub keeps_ahead: bool,
+    /// The GUC nesting level under which the store's statements run with sequential scans off
+    /// ([`QueueStore::new`]), undone when the store is dropped.
+    guc_level: i32,
 }
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
@@ -192,6 +195,28 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         queue_id: i64,
     ) -> Self {
         let layout = Layout::of(schema);
+        // Every statement of the store reaches its rows by their key, and is prepared once per
+        // connection: a plan made while a table was small (a sequential scan is the cheapest
+        // there) would be kept when the table is large. With sequential scans off while the
+        // store's statements are planned, each plan is the lookup by key, whatever the table's
+        // size and statistics when it was made. As a function's SET clause does: undone when the
+        // store is dropped, and by the transaction's end on an error.
+        // SAFETY: NewGUCNestLevel and set_config_option with a known setting and value; the
+        // level is closed by Drop (AtEOXact_GUC), or by the abort of the transaction.
+        let guc_level = unsafe {
+            let level = pg_sys::NewGUCNestLevel();
+            pg_sys::set_config_option(
+                c"enable_seqscan".as_ptr(),
+                c"off".as_ptr(),
+                pg_sys::GucContext::PGC_USERSET,
+                pg_sys::GucSource::PGC_S_SESSION,
+                pg_sys::GucAction::GUC_ACTION_SAVE,
+                true,
+                0,
+                false,
+            );
+            level
+        };
         QueueStore {
             client,
             schema,
@@ -205,6 +230,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             found: None,
             first_ahead: None,
             keeps_ahead: false,
+            guc_level,
         }
     }
 
@@ -239,6 +265,13 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
 
     fn missing_position(&self, position: i64) -> ! {
         self.missing(format!("track at position {position}"))
+    }
+}
+
+impl Drop for QueueStore<'_, '_> {
+    fn drop(&mut self) {
+        // SAFETY: closes the level QueueStore::new opened, restoring enable_seqscan.
+        unsafe { pg_sys::AtEOXact_GUC(true, self.guc_level) };
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
-pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 22] = [
+pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 23] = [
     ("deal_cards(integer)", "desk"),
     (
         "fair_mode_on(integer,integer[],boolean,bigint,interval)",
