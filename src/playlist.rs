@@ -222,7 +222,8 @@ mod tests {
              shuffle_queue_remove(bigint,bigint):vtrueu shuffle_queue_restore(jsonb):vtrueu \
              shuffle_queue_save(bigint):vtrueu \
              shuffle_queue_skip_when_shuffling(bigint,bigint,boolean):vtrueu \
-             shuffle_queue_up_next(bigint):vtrueu"
+             shuffle_queue_up_next(bigint):vtrueu \
+             shuffle_queue_upcoming(bigint,integer,integer):vtrueu"
         );
     }
 
