@@ -820,6 +820,13 @@ CREATE TABLE @extschema@.shuffle_queue_ahead (
     PRIMARY KEY (queue_id, step)
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_ahead', '');
+-- The queue's row counts its steps drawn ahead, so that a queue no one looked ahead on reads
+-- none; and says how a seeded queue numbers its operations (as in sql/install/playlist.sql).
+-- The queues there are keep rule 1 (NULL); those made from now on get rule 2 by default.
+ALTER TABLE @extschema@.shuffle_queue
+    ADD COLUMN ahead_steps integer CHECK (ahead_steps >= 1),
+    ADD COLUMN seed_rule smallint CHECK (seed_rule = 2);
+ALTER TABLE @extschema@.shuffle_queue ALTER COLUMN seed_rule SET DEFAULT 2;
 
 CREATE  FUNCTION "shuffle_queue_upcoming"(
 	"queue_id" bigint, /* i64 */

@@ -52,14 +52,46 @@ fn tracks(list: &[(i64, String)]) -> Vec<i64> {
     list.iter().map(|t| t.0).collect()
 }
 
+/// How many steps are kept drawn ahead; the queue's row counts as many.
 fn steps_kept(client: &mut Client, queue: i64) -> i64 {
-    client
+    let row = client
         .query_one(
-            "SELECT count(*) FROM shuffle_queue_ahead WHERE queue_id = $1",
+            "SELECT (SELECT count(*) FROM shuffle_queue_ahead WHERE queue_id = $1),
+                    coalesce((SELECT ahead_steps FROM shuffle_queue WHERE queue_id = $1), 0)::bigint",
             &[&queue],
         )
-        .unwrap()
-        .get(0)
+        .unwrap();
+    let (rows, counted): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(
+        rows, counted,
+        "the queue's row counts its steps drawn ahead"
+    );
+    rows
+}
+
+/// What each call of a list returns on `queue`: "next", "prev", "upcoming:N".
+fn press_all(client: &mut Client, queue: i64, calls: &[&str]) -> Vec<Option<i64>> {
+    let mut out = Vec::new();
+    for call in calls {
+        match *call {
+            "next" => out.push(Some(next(client, queue))),
+            "prev" => out.push(
+                client
+                    .query_one("SELECT shuffle_queue_prev($1)", &[&queue])
+                    .unwrap()
+                    .get(0),
+            ),
+            look => {
+                let n: i32 = look.strip_prefix("upcoming:").unwrap().parse().unwrap();
+                upcoming(client, queue, n, 0);
+            }
+        }
+    }
+    out
+}
+
+fn values(text: &str) -> Vec<Option<i64>> {
+    text.split(' ').map(|v| v.parse().ok()).collect()
 }
 
 /// One queue of each kind: plain shuffle, random with a window, weighted, spread by group with
@@ -150,6 +182,192 @@ fn a_seeded_queue_plays_the_same_whether_or_not_someone_looked_ahead() {
         assert_eq!(from_looked, shown);
         assert_eq!(from_plain, shown);
     }
+}
+
+/// A seeded queue made now numbers only the operations that may draw: a Next that replays after
+/// Previous is not one (rule 2), so looking ahead, going back and coming forward plays what an
+/// unlooked queue plays. A queue restored from a state without "seed_rule" (one saved before
+/// 0.7.0) keeps rule 1. Both against tests/reference/seeded_queue.py.
+#[test]
+fn a_seeded_queue_plays_the_same_after_previous_whether_or_not_someone_looked_ahead() {
+    let name = "dealcards_queue_ahead_seed_rule";
+    let mut client = database(name);
+    // seeded_queue.py [--seed-rule 2] SEED shuffle:10 next*5 prev prev next*5
+    let plain =
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 10)::bigint), seed => {SEED})"
+            .replace("{SEED}", SEED);
+    let mut calls = vec!["next"; 5];
+    calls.extend(["prev", "prev"]);
+    calls.extend(["next"; 5]);
+    let rule_2 = values("4 6 3 9 1 9 3 9 1 5 8 7");
+    let rule_1 = values("4 6 3 9 1 9 3 9 1 2 7 8");
+    // seeded_queue.py [--seed-rule 2] SEED spread:Abba,Abba,Abba,Queen,Queen,Bowie,Abba,Prince,
+    //   Queen,Bowie next*6 prev*3 next*14
+    let spread = format!(
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 10)::bigint),
+                groups => ARRAY['Abba', 'Abba', 'Abba', 'Queen', 'Queen', 'Bowie', 'Abba', 'Prince', 'Queen', 'Bowie'],
+                seed => {SEED})"
+    );
+    let mut spread_calls = vec!["next"; 6];
+    spread_calls.extend(["prev"; 3]);
+    spread_calls.extend(["next"; 14]);
+    let spread_rule_2 = values("8 5 10 7 4 1 4 7 10 7 4 1 6 3 9 2 5 3 6 2 9 8 7");
+    let spread_rule_1 = values("8 5 10 7 4 1 4 7 10 7 4 1 6 2 9 3 6 2 4 1 9 8 10");
+    for (sql, calls, rule_2, rule_1) in [
+        (&plain, &calls, &rule_2, &rule_1),
+        (&spread, &spread_calls, &spread_rule_2, &spread_rule_1),
+    ] {
+        let queue = new_queue(&mut client, sql);
+        assert_eq!(&press_all(&mut client, queue, calls), rule_2);
+        // The same presses with look-aheads between them, before and after going back.
+        let looked = new_queue(&mut client, sql);
+        let mut with_looks: Vec<&str> = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            if i % 3 == 1 {
+                with_looks.push(if i % 2 == 0 {
+                    "upcoming:4"
+                } else {
+                    "upcoming:12"
+                });
+            }
+            with_looks.push(call);
+        }
+        assert_eq!(&press_all(&mut client, looked, &with_looks), rule_2);
+        // A state saved before 0.7.0 has no "seed_rule": its queue numbers every Next.
+        let old: i64 = client
+            .query_one(
+                &format!("SELECT shuffle_queue_restore(shuffle_queue_save(q) - 'seed_rule') FROM ({sql}) s (q)"),
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(&press_all(&mut client, old, calls), rule_1);
+    }
+}
+
+/// A saved and restored queue keeps the tracks it promised, for every kind of queue: the copy
+/// shows them and plays them, as the queue does.
+#[test]
+fn a_restored_queue_keeps_its_promised_tracks() {
+    let name = "dealcards_queue_ahead_restore";
+    let mut client = database(name);
+    for (kind, queue) in every_kind(&mut client) {
+        for _ in 0..3 {
+            next(&mut client, queue);
+        }
+        let shown = tracks(&upcoming(&mut client, queue, 12, 0));
+        let copy: i64 = client
+            .query_one(
+                "SELECT shuffle_queue_restore(shuffle_queue_save($1))",
+                &[&queue],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(steps_kept(&mut client, copy), 12, "{kind}");
+        assert_eq!(tracks(&upcoming(&mut client, copy, 12, 0)), shown, "{kind}");
+        let from_copy: Vec<i64> = (0..12).map(|_| next(&mut client, copy)).collect();
+        let from_queue: Vec<i64> = (0..12).map(|_| next(&mut client, queue)).collect();
+        assert_eq!(from_copy, shown, "{kind}");
+        assert_eq!(from_queue, shown, "{kind}");
+    }
+}
+
+/// A state whose steps drawn ahead do not play their tracks from their draws, or that is not of
+/// the format, is refused with 22023 and makes no queue.
+#[test]
+fn a_state_with_steps_that_do_not_play_is_refused() {
+    let name = "dealcards_queue_ahead_refused";
+    let mut client = database(name);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 20)::bigint))",
+    );
+    let shown = tracks(&upcoming(&mut client, queue, 5, 0));
+    let other = (1..=20).find(|t| *t != shown[3]).unwrap();
+    let queues = |c: &mut Client| -> i64 {
+        c.query_one("SELECT count(*) FROM shuffle_queue", &[])
+            .unwrap()
+            .get(0)
+    };
+    let before = queues(&mut client);
+    for (edit, why) in [
+        (
+            format!("jsonb_set(s, '{{ahead,3,track}}', '{other}')"),
+            "a step's track",
+        ),
+        (
+            "jsonb_set(s, '{ahead,0,draws}', '[]')".to_string(),
+            "a step's draws",
+        ),
+        (
+            "jsonb_set(s, '{ahead,1,up_next}', 'true')".to_string(),
+            "a step up next",
+        ),
+        (
+            "jsonb_set(s, '{ahead,2,when}', '1')".to_string(),
+            "a field of no step",
+        ),
+        (
+            "s || '{\"seed_rule\": 2}'".to_string(),
+            "the rule of a queue without a seed",
+        ),
+    ] {
+        let failed = client
+            .query_one(
+                &format!("SELECT shuffle_queue_restore({edit}) FROM shuffle_queue_save($1) s"),
+                &[&queue],
+            )
+            .unwrap_err();
+        assert_eq!(
+            failed.code(),
+            Some(&postgres::error::SqlState::INVALID_PARAMETER_VALUE),
+            "{why}: {failed:?}"
+        );
+    }
+    assert_eq!(queues(&mut client), before);
+}
+
+/// A savepoint rolled back after a Next or a longer look-ahead and an edit leaves the promise
+/// as it was, as does a loop of look-aheads and Nexts each undone by its block's exception.
+#[test]
+fn undone_subtransactions_leave_the_promise_as_it_was() {
+    let name = "dealcards_queue_ahead_savepoints";
+    let mut client = database(name);
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint), 'random', 10)",
+    );
+    let shown = tracks(&upcoming(&mut client, queue, 6, 0));
+    client.batch_execute("BEGIN; SAVEPOINT a").unwrap();
+    next(&mut client, queue);
+    client.batch_execute("ROLLBACK TO SAVEPOINT a").unwrap();
+    assert_eq!(tracks(&upcoming(&mut client, queue, 6, 0)), shown);
+    client.batch_execute("SAVEPOINT b").unwrap();
+    upcoming(&mut client, queue, 30, 0);
+    client
+        .execute("SELECT shuffle_queue_add($1, 100)", &[&queue])
+        .unwrap();
+    client.batch_execute("ROLLBACK TO SAVEPOINT b").unwrap();
+    assert_eq!(steps_kept(&mut client, queue), 6);
+    client.batch_execute("COMMIT").unwrap();
+    client
+        .batch_execute(&format!(
+            "DO $$
+             BEGIN
+                 FOR i IN 1..20 LOOP
+                     BEGIN
+                         PERFORM shuffle_queue_next({queue});
+                         PERFORM count(*) FROM shuffle_queue_upcoming({queue}, 50);
+                         RAISE EXCEPTION 'undone';
+                     EXCEPTION WHEN raise_exception THEN NULL;
+                     END;
+                 END LOOP;
+             END $$"
+        ))
+        .unwrap();
+    assert_eq!(steps_kept(&mut client, queue), 6);
+    let played: Vec<i64> = (0..6).map(|_| next(&mut client, queue)).collect();
+    assert_eq!(played, shown);
 }
 
 /// A statement rolled back leaves the promise as it was: a Next, a longer look-ahead, an edit.

@@ -44,6 +44,12 @@ CREATE TABLE @extschema@.shuffle_queue (
     -- plays it has recorded for them in shuffle_queue_play; NULL for the others.
     listener    bigint,
     plays       bigint CHECK (plays >= 0),
+    -- How many steps of Next are drawn ahead (rows of shuffle_queue_ahead); NULL: none.
+    ahead_steps integer CHECK (ahead_steps >= 1),
+    -- How a seeded queue numbers its operations (docs/playlist.md, "A seeded queue, byte for
+    -- byte"): 2, a Next that replays is not an operation (queues made from 0.7.0 on); NULL,
+    -- rule 1, every Next is one (queues made before, and those restored from their states).
+    seed_rule   smallint DEFAULT 2 CHECK (seed_rule = 2),
     CONSTRAINT shuffle_queue_listener_plays_check CHECK ((listener IS NULL) = (plays IS NULL)),
     CONSTRAINT shuffle_queue_seed_draws_check CHECK ((seed IS NULL) = (draws IS NULL))
 ) WITH (fillfactor = 50); -- room for the update of every step to stay on its page (HOT)

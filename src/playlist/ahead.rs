@@ -95,9 +95,28 @@ fn upcoming(store: &mut QueueStore, state: &State, wanted: usize) -> Vec<(i64, &
 }
 
 /// `count` steps drawn ahead after `drawn`, from the steps' streams: a seeded queue's stream of
-/// the operation each step's Next will be (the replays come first, each an operation), or the
-/// live generator.
+/// the operation each step's Next will be, or the live generator.
 fn draw_ahead(store: &mut QueueStore, state: &State, drawn: &[Ahead], count: usize) -> Vec<Ahead> {
+    ok_or_raise(run_ahead(store, state, drawn, count))
+}
+
+/// Whether the steps play their tracks from their draws on the queue as stored: those of a
+/// restored state are checked so.
+pub(super) fn check_drawn(
+    store: &mut QueueStore,
+    state: &State,
+    drawn: &[Ahead],
+) -> Result<(), Error> {
+    run_ahead(store, state, drawn, 0).map(|_| ())
+}
+
+/// The steps `drawn` run again from their values, then `count` new ones drawn.
+fn run_ahead(
+    store: &mut QueueStore,
+    state: &State,
+    drawn: &[Ahead],
+    count: usize,
+) -> Result<Vec<Ahead>, Error> {
     let up_next = if store.extra.up_next > 0 {
         store.up_next()
     } else {
@@ -109,7 +128,13 @@ fn draw_ahead(store: &mut QueueStore, state: &State, drawn: &[Ahead], count: usi
         State::Tape(queue) => queue.behind,
         State::Spread(queue) => queue.behind,
     };
-    let first_operation = store.extra.draws as u64 + behind + 1;
+    // Rule 1 numbers the replays before the new steps as operations too.
+    let replays = if store.extra.replays_are_operations() {
+        behind
+    } else {
+        0
+    };
+    let first_operation = store.extra.draws as u64 + replays + 1;
     let mut seeded = move |i: usize| seed.map(|s| operation_stream(&s, first_operation + i as u64));
     live(|stream| {
         let mut draws = StepDraws {
@@ -117,13 +142,13 @@ fn draw_ahead(store: &mut QueueStore, state: &State, drawn: &[Ahead], count: usi
             seeded: &mut seeded,
         };
         let mut check = check_for_interrupts;
-        ok_or_raise(match state {
+        match state {
             State::Tape(queue) => look_ahead(
                 queue, store, &up_next, heaviest, drawn, count, &mut draws, &mut check,
             ),
             State::Spread(queue) => {
                 look_ahead_spread(queue, store, &up_next, drawn, count, &mut draws, &mut check)
             }
-        })
+        }
     })
 }

@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 
 use crate::raise;
 use crate::statements::{self, ExtensionSchema};
-use dealcards_core::error::Error;
+use dealcards_core::error::{Error, ErrorKind};
 
 use super::saved;
 use super::store::{Layout, QueueStore, State};
@@ -43,6 +43,7 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
         } else {
             Vec::new()
         };
+        let ahead = store.steps_ahead().into_iter().map(|s| s.ahead).collect();
         let saved = saved::Saved {
             state,
             extra,
@@ -51,6 +52,7 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
             skipped,
             units,
             weights,
+            ahead,
         };
         JsonbResult(saved.to_json())
     })
@@ -121,6 +123,35 @@ fn shuffle_queue_restore(state: JsonbArg, fcinfo: pg_sys::FunctionCallInfo) -> i
         }
         store.extra = saved.extra.clone();
         store.store(&saved.state);
+        restore_rule_and_steps(&mut store, &saved);
         queue_id
     })
+}
+
+/// A seeded queue's rule and the steps drawn ahead, which need 0.7.0's tables; the steps are
+/// checked to play their tracks from their draws on the queue restored.
+fn restore_rule_and_steps(store: &mut QueueStore, saved: &saved::Saved) {
+    let rule_2 = saved.extra.seed.is_some() && saved.extra.seed_rule.is_some();
+    if store.layout != Layout::Current {
+        if rule_2 || !saved.ahead.is_empty() {
+            raise(Error::new(
+                ErrorKind::NotReady,
+                "the state is of a queue of release 0.7.0 or later, and the queue tables are \
+                 those of an earlier release: ALTER EXTENSION dealcards UPDATE",
+            ));
+        }
+        return;
+    }
+    if saved.extra.seed.is_some() && !rule_2 {
+        store.rule_1();
+    }
+    if !saved.ahead.is_empty() {
+        store.put_ahead(0, &saved.ahead);
+        if super::ahead::check_drawn(store, &saved.state, &saved.ahead).is_err() {
+            raise(Error::invalid(
+                "state is not one shuffle_queue_save gives: the steps of \"ahead\" do not play \
+                 their tracks from their draws",
+            ));
+        }
+    }
 }

@@ -18,6 +18,7 @@ use dealcards_core::playlist::groups::{Lookahead, SpreadQueue, Unit};
 use dealcards_core::playlist::{Mode, Queue, MAX_WEIGHT};
 
 use super::store::{Extra, NamedUnit, State};
+use dealcards_core::playlist::ahead::Ahead;
 
 /// The format's version, the value of "format".
 pub const FORMAT: i64 = 1;
@@ -35,6 +36,8 @@ pub struct Saved {
     pub units: Vec<NamedUnit>,
     /// A weighted queue's weights by track.
     pub weights: Vec<(i64, i64)>,
+    /// The steps of Next drawn ahead, in order.
+    pub ahead: Vec<Ahead>,
 }
 
 /// A saved state as its JSON has it.
@@ -73,6 +76,34 @@ struct Format {
     listener: Option<i64>,
     #[serde(default, deserialize_with = "field_plays")]
     plays: Option<i64>,
+    /// A seeded queue's rule (2: a Next that replays is not an operation); absent for rule 1,
+    /// and for a queue without a seed.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "field_seed_rule"
+    )]
+    seed_rule: Option<i64>,
+    /// The steps of Next drawn ahead, in order; absent for none.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "field_ahead"
+    )]
+    ahead: Option<Vec<AheadFormat>>,
+}
+
+/// A step of Next drawn ahead: the track it plays, whether it is the first track up next, and
+/// the values its draws returned (shuffle_queue_ahead's columns).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AheadFormat {
+    #[serde(deserialize_with = "integer")]
+    track: i64,
+    #[serde(deserialize_with = "ahead_up_next")]
+    up_next: bool,
+    #[serde(deserialize_with = "ahead_draws")]
+    draws: Vec<i64>,
 }
 
 /// A track skipped when shuffling, and the group of a spread queue it goes back into.
@@ -260,6 +291,13 @@ nested_readers! {
             })
             .collect::<Result<_, String>>()
     };
+    field_ahead -> Option<Vec<AheadFormat>> = nullable(|v: &Value| {
+        v.as_array()
+            .ok_or("\"ahead\" is not an array")?
+            .iter()
+            .map(|step| object_of(step, "a step of \"ahead\"", "a step of \"ahead\": "))
+            .collect::<Result<_, String>>()
+    });
     field_weights -> Option<WeightsFormat> = nullable(|v: &Value| {
         object_of(v, "\"weights\"", "\"weights\".")
     });
@@ -302,6 +340,19 @@ field_readers! {
     field_draws -> Option<i64> = nullable_count, "\"draws\"";
     field_listener -> Option<i64> = nullable(integer_value), "\"listener\"";
     field_plays -> Option<i64> = nullable_count, "\"plays\"";
+    field_seed_rule -> Option<i64> = nullable(|v: &Value| match integer_value(v)? {
+        2 => Ok(2),
+        _ => Err("is not 2".to_owned()),
+    }), "\"seed_rule\"";
+    ahead_up_next -> bool = |v: &Value| v.as_bool().ok_or_else(|| "is not true or false".to_owned()),
+        "a step's \"up_next\"";
+    ahead_draws -> Vec<i64> = |v: &Value| {
+        let draws = integers_value(v)?;
+        if draws.iter().any(|&d| d < 0) {
+            return Err("holds a negative value".into());
+        }
+        Ok(draws)
+    }, "a step's \"draws\"";
     field_levels -> u8 = |v: &Value| {
         u8::try_from(integer_value(v)?).map_err(|_| "is not 1 or 2".into())
     }, "\"spread\".\"levels\"";
@@ -407,6 +458,16 @@ impl Saved {
             }),
             listener: self.extra.listener,
             plays: self.extra.listener.map(|_| self.extra.plays),
+            seed_rule: (self.extra.seed.and(self.extra.seed_rule)).map(i64::from),
+            ahead: (!self.ahead.is_empty()).then(|| {
+                (self.ahead.iter())
+                    .map(|step| AheadFormat {
+                        track: step.track,
+                        up_next: step.up_next,
+                        draws: step.draws.iter().map(|&d| d as i64).collect(),
+                    })
+                    .collect()
+            }),
         };
         serde_json::to_value(format).expect("a saved state is JSON")
     }
@@ -452,6 +513,13 @@ impl Saved {
         let skipped: Vec<(i64, Option<i64>)> =
             format.skipped.iter().map(|s| (s.track, s.group)).collect();
         let weights = format.weights.map_or_else(Vec::new, |w| w.tracks);
+        let ahead = (format.ahead.unwrap_or_default().into_iter())
+            .map(|step| Ahead {
+                track: step.track,
+                up_next: step.up_next,
+                draws: step.draws.into_iter().map(|d| d as u64).collect(),
+            })
+            .collect();
         let saved = Saved {
             state,
             extra,
@@ -460,10 +528,29 @@ impl Saved {
             skipped,
             units,
             weights,
+            ahead,
         };
         saved.check_up_next_and_skipped()?;
+        saved.check_ahead()?;
         saved.check_weights()?;
         Ok(saved)
+    }
+
+    /// The steps drawn ahead that play tracks up next come first, and play them in order (the
+    /// core checks the others' draws when the queue is restored).
+    fn check_ahead(&self) -> Result<(), String> {
+        let from_up_next = self.ahead.iter().take_while(|s| s.up_next).count();
+        if self.ahead[from_up_next..].iter().any(|s| s.up_next) {
+            return Err(
+                "a step of \"ahead\" plays a track up next after one of the shuffle".into(),
+            );
+        }
+        if from_up_next > self.up_next.len()
+            || (self.ahead.iter().zip(&self.up_next)).any(|(s, &t)| s.up_next && s.track != t)
+        {
+            return Err("the steps of \"ahead\" do not play the tracks up next in order".into());
+        }
+        Ok(())
     }
 
     /// Tracks up next are in the shuffle; skipped ones are not, and skip into a unit there is.
@@ -543,6 +630,9 @@ impl Format {
                 return Err("\"plays\" counts plays of a queue without a listener".into())
             }
         };
+        if seed.is_none() && self.seed_rule.is_some() {
+            return Err("\"seed_rule\" is the rule of a queue without a seed".into());
+        }
         Ok(Extra {
             up_next: self.up_next.len() as i64,
             seed,
@@ -550,6 +640,8 @@ impl Format {
             weight_max: self.weights.as_ref().map(|w| w.heaviest),
             listener: self.listener,
             plays,
+            ahead_steps: 0,
+            seed_rule: self.seed_rule.map(|r| r as i16),
         })
     }
 

@@ -9,7 +9,7 @@ use dealcards_core::error::Error;
 use dealcards_core::playlist::ahead::Replay;
 use dealcards_core::playlist::Draw;
 
-use super::store::{QueueStore, State};
+use super::store::{live, QueueStore, State};
 use super::{check_in_shuffle, with_stream};
 
 /// The next track: a new pick when the play position is at the newest pick, else a replay of
@@ -59,6 +59,12 @@ fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     }
     // A press of Next is the core's (Queue::step, SpreadQueue::step), the one a look-ahead runs.
     let heaviest = store.extra.weight_max;
+    if replaying && !store.extra.replays_are_operations() {
+        // A replay draws nothing, and a seeded queue of rule 2 does not number it.
+        let track = live(|stream| press(store, state, stream, None, heaviest));
+        store.record_play(slot, track);
+        return track;
+    }
     let track = with_stream(store, |store, stream| match &ahead {
         None => press(store, state, stream, up_next, heaviest),
         Some(step) => {

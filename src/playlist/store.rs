@@ -86,6 +86,11 @@ pub struct Extra {
     /// The listener a queue plays for, and how many plays it has recorded for them.
     pub listener: Option<i64>,
     pub plays: i64,
+    /// How many steps of Next are drawn ahead (rows of shuffle_queue_ahead).
+    pub ahead_steps: i64,
+    /// How a seeded queue numbers its operations: Some(2), a Next that replays is not one (the
+    /// queues made from 0.7.0 on); None, every Next is one (rule 1, the queues made before).
+    pub seed_rule: Option<i16>,
 }
 
 impl Extra {
@@ -94,6 +99,11 @@ impl Extra {
         let seed = self.seed?;
         self.draws += 1;
         Some(operation_stream(&seed, self.draws as u64))
+    }
+
+    /// Whether a Next that replays a track is an operation of a seeded queue (rule 1).
+    pub fn replays_are_operations(&self) -> bool {
+        self.seed.is_some() && self.seed_rule.is_none()
     }
 }
 

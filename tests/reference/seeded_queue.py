@@ -5,7 +5,7 @@ of seeded_shuffle.py. It keeps a plain queue's tape as a Python list and a sprea
 as dictionaries, and finds every group it needs by looking at all of them, where the extension
 keeps rows, keys and lookaheads.
 
-    seeded_queue.py SEED_HEX QUEUE [recent:T,T,...] OPERATION...
+    seeded_queue.py [--seed-rule 2] SEED_HEX QUEUE [recent:T,T,...] OPERATION...
 
 QUEUE is one of
     shuffle:N[:WINDOW]          a plain shuffle queue over tracks 1..N
@@ -18,6 +18,8 @@ and each OPERATION one of
     skip:T  unskip:T
 recent: lists a listener's recent plays, most recent first, which a new queue holds back (a
 shuffle queue puts them at the end of its tape, a spread queue out of its first pass).
+--seed-rule 2: a next that replays (after prev) is not an operation, as on the queues made
+from release 0.7.0 on; without it, rule 1, every next is one, as on the queues made before.
 It prints what each next, prev and jump returns, space separated (NULL for none), and the
 golden values pinned in the tests come from it, not from the extension."""
 import hashlib
@@ -446,7 +448,7 @@ def held_back(recent, n):
     return held
 
 
-def run(seed, spec, operations):
+def run(seed, spec, operations, rule=1):
     kind, _, rest = spec.partition(":")
     stream = operation_stream(seed, 0)
     recent = []
@@ -492,8 +494,8 @@ def run(seed, spec, operations):
     for op in operations:
         name, _, arg = op.partition(":")
         if name == "next":
-            s = op_stream()
             replaying = queue.behind > 0
+            s = None if replaying and rule == 2 else op_stream()
             if not replaying and up_next:
                 track = up_next.pop(0)
                 out.append(queue.jump(track) if kind != "spread" else queue.jump(track, s))
@@ -555,7 +557,13 @@ def run(seed, spec, operations):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    rule = 1
+    if args[:1] == ["--seed-rule"]:
+        if args[1:2] != ["2"]:
+            sys.exit(__doc__)
+        rule, args = 2, args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    results = run(bytes.fromhex(sys.argv[1]), sys.argv[2], sys.argv[3:])
+    results = run(bytes.fromhex(args[0]), args[1], args[2:], rule)
     print(" ".join("NULL" if r is None else str(r) for r in results))

@@ -1,6 +1,7 @@
-//! The steps of Next drawn ahead (shuffle_queue_ahead): the first read with the queue's row,
-//! played and deleted by next, all read and more written by upcoming, all deleted by any other
-//! change to the queue.
+//! The steps of Next drawn ahead (shuffle_queue_ahead): the first read after the queue's row
+//! when its count (`ahead_steps`) says there are any, played and deleted by next, all read and
+//! more written by upcoming, all deleted by any other change to the queue. Each change writes
+//! the count.
 
 use super::*;
 use dealcards_core::playlist::ahead::Ahead;
@@ -45,7 +46,7 @@ impl QueueStore<'_, '_> {
 
     /// Every step drawn ahead, in order.
     pub fn steps_ahead(&mut self) -> Vec<StoredStep> {
-        if self.first_ahead.is_none() {
+        if self.extra.ahead_steps == 0 {
             return Vec::new();
         }
         let table = self.run_ids(
@@ -53,9 +54,27 @@ impl QueueStore<'_, '_> {
               WHERE queue_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
             &[],
         );
-        table
+        let steps: Vec<StoredStep> = table
             .map(|row| StoredStep::of(&row, "").expect("a step"))
-            .collect()
+            .collect();
+        if steps.len() as i64 != self.extra.ahead_steps {
+            self.missing(format!("{} steps drawn ahead", self.extra.ahead_steps));
+        }
+        steps
+    }
+
+    /// Writes the count of steps drawn ahead into the queue's row (NULL for none).
+    fn count_ahead(&mut self, steps: i64) {
+        self.extra.ahead_steps = steps;
+        let column = match steps {
+            0 => DatumWithOid::null::<i32>(),
+            n => (n as i32).into(),
+        };
+        self.run(
+            "UPDATE @extschema@.shuffle_queue SET ahead_steps = $2 \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[self.queue_id.into(), column],
+        );
     }
 
     /// Writes steps drawn ahead after those there are, numbered on from `first`.
@@ -95,6 +114,7 @@ impl QueueStore<'_, '_> {
                 ahead: steps[0].clone(),
             });
         }
+        self.count_ahead(self.extra.ahead_steps + steps.len() as i64);
     }
 
     /// Deletes the step that played.
@@ -105,6 +125,7 @@ impl QueueStore<'_, '_> {
             &[step],
         );
         self.first_ahead = None;
+        self.count_ahead(self.extra.ahead_steps - 1);
     }
 
     /// A step drawn ahead that does not play its track from its draws, or names a track up next
@@ -113,14 +134,27 @@ impl QueueStore<'_, '_> {
         self.missing(format!("step drawn ahead that plays track {track}"))
     }
 
+    /// Marks a seeded queue as numbering every Next an operation (rule 1): a queue restored
+    /// from the state of a queue made before 0.7.0.
+    pub fn rule_1(&mut self) {
+        self.extra.seed_rule = None;
+        self.run_ids(
+            "UPDATE @extschema@.shuffle_queue SET seed_rule = NULL \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1",
+            &[],
+        );
+    }
+
     /// Deletes every step drawn ahead: the queue changed.
     pub fn drop_ahead(&mut self) {
-        if self.first_ahead.take().is_some() {
+        self.first_ahead = None;
+        if self.extra.ahead_steps > 0 {
             self.run_ids(
                 "DELETE FROM @extschema@.shuffle_queue_ahead \
                   WHERE queue_id OPERATOR(pg_catalog.=) $1",
                 &[],
             );
+            self.count_ahead(0);
         }
     }
 }

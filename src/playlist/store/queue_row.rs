@@ -16,11 +16,13 @@ const LOAD_0_4_FOR_UPDATE: &str = "SELECT mode, window_size, tracks, front, hist
 /// the lock waited for another session's step, the row locked is newer than that snapshot
 /// (`units_fresh` is false) and the units read with it are not used.
 macro_rules! load_sql {
-    ($lock:literal) => {
+    ($columns:literal, $lock:literal) => {
         concat!(
             "SELECT q.mode, q.window_size, q.tracks, q.front, q.history, q.behind, q.levels, \
                     q.pass, q.pass_left, q.last_group, q.next_unit, q.ahead_target, q.ahead_left, \
-                    q.up_next, q.seed, q.draws, q.weight_max, q.listener, q.plays, \
+                    q.up_next, q.seed, q.draws, q.weight_max, q.listener, q.plays",
+            $columns,
+            ", \
                     u.unit_id AS unit_unit_id, u.parent AS unit_parent, u.size AS unit_size, \
                     u.to_place AS unit_to_place, u.placed AS unit_placed, u.pass AS unit_pass, \
                     u.shift AS unit_shift, u.target AS unit_target, \
@@ -43,8 +45,11 @@ macro_rules! load_sql {
         )
     };
 }
-const LOAD: &str = load_sql!("");
-const LOAD_FOR_UPDATE: &str = load_sql!(" FOR UPDATE OF q");
+const LOAD_0_5: &str = load_sql!("", "");
+const LOAD_0_5_FOR_UPDATE: &str = load_sql!("", " FOR UPDATE OF q");
+/// 0.7.0's columns: how many steps are drawn ahead, and the seeded queue's rule.
+const LOAD: &str = load_sql!(", q.ahead_steps, q.seed_rule", "");
+const LOAD_FOR_UPDATE: &str = load_sql!(", q.ahead_steps, q.seed_rule", " FOR UPDATE OF q");
 
 /// The units the load statement reads with a spread queue's row: the ids at
 /// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
@@ -64,18 +69,14 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         let sql = match (self.layout, lock) {
             (Layout::Before0_5, false) => LOAD_0_4,
             (Layout::Before0_5, true) => LOAD_0_4_FOR_UPDATE,
-            (_, false) => LOAD,
-            (_, true) => LOAD_FOR_UPDATE,
+            (Layout::Before0_7, false) => LOAD_0_5,
+            (Layout::Before0_7, true) => LOAD_0_5_FOR_UPDATE,
+            (Layout::Current, false) => LOAD,
+            (Layout::Current, true) => LOAD_FOR_UPDATE,
         };
         let table = self.run_ids(sql, &[]);
         if table.is_empty() {
             no_such_queue(self.queue_id);
-        }
-        if lock && self.layout == Layout::Current {
-            // Read once the lock is held, by a statement of its own: its snapshot sees what a
-            // session this one waited for did (a Next that played a step, a look-ahead that drew
-            // more), which the load's own snapshot may not.
-            self.first_ahead = self.first_step_ahead();
         }
         let row = table.first();
         // tracks, front, history and behind are NOT NULL.
@@ -97,7 +98,24 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                 weight_max: row.value::<i32>("weight_max").map(|w| w as u64),
                 listener: row.value("listener"),
                 plays: row.value("plays").unwrap_or(0),
+                ..Extra::default()
             };
+        }
+        if self.layout == Layout::Current {
+            // The locked row is the newest version (a lock that waited reads the row the other
+            // session committed): its count says whether any step is drawn ahead.
+            self.extra.ahead_steps = row.value::<i32>("ahead_steps").unwrap_or(0) as i64;
+            self.extra.seed_rule = row.value::<i16>("seed_rule");
+            if lock && self.extra.ahead_steps > 0 {
+                // Read once the lock is held, by a statement of its own: its snapshot sees the
+                // steps a session this one waited for drew or played, which the load's own
+                // snapshot may not.
+                let first = self.first_step_ahead();
+                if first.is_none() {
+                    self.missing("step drawn ahead".into());
+                }
+                self.first_ahead = first;
+            }
         }
         if mode == "spread" {
             let levels: i16 = row.required("levels");
