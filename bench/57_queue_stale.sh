@@ -3,15 +3,20 @@
 # them, so that to the planner a new queue has no rows). Then, per kind, a new queue of 100,000
 # tracks: its first next at once (ms, one psql statement) and pgbench's next latency right after
 # (1 client, prepared, STALE_SECONDS, default 3), next to the latency of a 10-track queue of the
-# same kind made alike. Then a queue of 1,000,000 tracks by 20,000 artists and 80,000 albums
-# (groups and subgroups): its creation, first next, a next and a save (ms). Autovacuum is set
-# back on at the end.
+# same kind made alike. Then queues of 1,000, 100,000 and 1,000,000 tracks by artists and
+# albums (groups and subgroups, 50 and 12.5 tracks each): each one's creation (ms and µs a
+# track) and size in the tables; the largest's first next, a next, upcoming(500) and a save
+# (ms), and pgbench's next latency on it against the 1,000-track queue's. Then paging: a queue
+# of 100,000 tracks by artist looked at 500 tracks at a time to its end (upcoming with offsets
+# 0, 500, ...): the time of all the pages and of the slowest. Autovacuum is set back on at the
+# end.
 # Sourced by scripts/bench.sh (bench/lib.sh loaded, PG* set).
 # shellcheck shell=bash
 
 stale_seconds=${STALE_SECONDS:-3}
 stale_tables="shuffle_queue shuffle_queue_track shuffle_queue_unit shuffle_queue_member
-  shuffle_queue_up_next shuffle_queue_skipped shuffle_queue_weight shuffle_queue_play"
+  shuffle_queue_up_next shuffle_queue_skipped shuffle_queue_weight shuffle_queue_play
+  shuffle_queue_ahead"
 stale_dir=$(mktemp -d)
 printf 'SELECT shuffle_queue_next(:queue);\n' >"$stale_dir/next.sql"
 
@@ -60,20 +65,51 @@ for kind in shuffle random spread weighted seeded listener; do
 done
 echo
 
-echo "### A queue of 1,000,000 tracks by 20,000 artists and 80,000 albums, in the same state"
+echo "### Queues by artists and albums, in the same state"
 echo
-million=$(psql -X -q -At -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c '\timing on' \
-  -c "SELECT shuffle_queue_new(ARRAY(SELECT i::bigint FROM generate_series(1, 1000000) i),
-        groups => ARRAY(SELECT 'artist ' || (i % 20000) FROM generate_series(1, 1000000) i),
-        subgroups => ARRAY(SELECT 'album ' || (i % 80000) FROM generate_series(1, 1000000) i))")
-million_id=$(head -1 <<<"$million")
-million_ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$million")
-echo "| step | ms |"
+# queue_bytes: the queue tables' size with their indexes, in bytes.
+queue_bytes() {
+  psql -X -q -At -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c "SELECT sum(pg_total_relation_size(c.oid))
+    FROM pg_class c WHERE c.relname = ANY (string_to_array('$(echo $stale_tables)', ' '))
+      AND c.relnamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'dealcards')"
+}
+echo "| tracks | create (ms) | µs a track | size in the tables (MB) |"
+echo "|---:|---:|---:|---:|"
+declare -A by_size
+for n in 1000 100000 1000000; do
+  before=$(queue_bytes)
+  made=$(psql -X -q -At -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c '\timing on' \
+    -c "SELECT shuffle_queue_new(ARRAY(SELECT i::bigint FROM generate_series(1, $n) i),
+          groups => ARRAY(SELECT 'artist ' || (i % ($n / 50)) FROM generate_series(1, $n) i),
+          subgroups => ARRAY(SELECT 'album ' || (i % ($n * 2 / 25)) FROM generate_series(1, $n) i))")
+  by_size[$n]=$(head -1 <<<"$made")
+  made_ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$made")
+  echo "| $n | $made_ms | $(ratio "$made_ms" "$n" 3 | awk '{ printf "%.1f", $1 * 1000 }') | $(ratio "$(($(queue_bytes) - before))" 1048576 1) |"
+done
+million_id=${by_size[1000000]}
+echo
+echo "| 1,000,000 tracks | ms |"
 echo "|---|---:|"
-echo "| create | $million_ms |"
 echo "| first next | $(once_ms "SELECT shuffle_queue_next($million_id)") |"
 echo "| a next | $(once_ms "SELECT shuffle_queue_next($million_id)") |"
+echo "| upcoming(500) | $(once_ms "SELECT count(*) FROM shuffle_queue_upcoming($million_id, 500)") |"
 echo "| save | $(once_ms "SELECT length(shuffle_queue_save($million_id)::text)") |"
+large_ms=$(stale_latency "$million_id")
+small_ms=$(stale_latency "${by_size[1000]}")
+echo
+echo "next latency (pgbench, 1 client): 1,000,000 tracks $large_ms ms, 1,000 tracks $small_ms ms:" \
+  "$(ratio "$large_ms" "$small_ms" 2)x"
+echo
+
+echo "### Paging through a queue of 100,000 tracks by artist, 500 at a time"
+echo
+paged=$(stale_new 100000 ", groups => ARRAY(SELECT 'artist ' || (i % 2000) FROM generate_series(1, :n) i)")
+for k in $(seq 0 199); do
+  echo "SELECT count(*) FROM shuffle_queue_upcoming($paged, 500, $((k * 500)));"
+done >"$stale_dir/pages.sql"
+psql -X -q -At -d "$BENCH_DB" -v ON_ERROR_STOP=1 -c '\timing on' -f "$stale_dir/pages.sql" |
+  sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' |
+  awk '{ all += $1; if ($1 > top) top = $1 } END { printf "200 pages: %.0f ms in all, the slowest %.0f ms\n", all, top }'
 echo
 for t in $stale_tables; do bench_sql -c "ALTER TABLE $t RESET (autovacuum_enabled)"; done
 rm -rf "$stale_dir"

@@ -435,9 +435,7 @@ fn checked_looks(presses: usize) -> Vec<Option<Look>> {
 #[test]
 fn a_shuffle_queue_draws_its_places_uniformly_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let Some(mut client) = database("dealcards_ahead_stats_shuffle") else {
-            return None;
-        };
+        let mut client = database("dealcards_ahead_stats_shuffle")?;
         let (queue, tape) = new_queue(
             &mut client,
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[])",
@@ -464,9 +462,7 @@ fn a_shuffle_queue_draws_its_places_uniformly_with_steps_drawn_ahead() {
 #[test]
 fn a_random_queue_picks_uniformly_outside_its_window_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let Some(mut client) = database("dealcards_ahead_stats_random") else {
-            return None;
-        };
+        let mut client = database("dealcards_ahead_stats_random")?;
         let (queue, tape) = new_queue(
             &mut client,
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'random', 2)",
@@ -494,9 +490,7 @@ fn a_random_queue_picks_uniformly_outside_its_window_with_steps_drawn_ahead() {
 #[test]
 fn a_weighted_queue_picks_by_weight_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let Some(mut client) = database("dealcards_ahead_stats_weighted") else {
-            return None;
-        };
+        let mut client = database("dealcards_ahead_stats_weighted")?;
         let (queue, tape) = new_queue(
             &mut client,
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5]::bigint[], 'random', 2,
@@ -583,9 +577,7 @@ fn passes_with_a_drawn_never_top(played: &[i64]) -> Vec<i64> {
 #[test]
 fn a_spread_queue_orders_each_group_uniformly_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let Some(mut client) = database("dealcards_ahead_stats_spread") else {
-            return None;
-        };
+        let mut client = database("dealcards_ahead_stats_spread")?;
         let groups: Vec<String> = SPREAD_GROUPS.iter().map(|g| format!("'{g}'")).collect();
         let sql = format!(
         "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::bigint[], groups => ARRAY[{}])",
@@ -623,9 +615,7 @@ const OPENING_GROUPS: [&str; 10] = ["A", "A", "A", "A", "B", "B", "B", "C", "C",
 #[test]
 fn a_new_spread_queue_opens_uniformly_with_its_first_step_drawn_ahead() {
     twice_if_failing(|| {
-        let Some(mut client) = database("dealcards_ahead_stats_opening") else {
-            return None;
-        };
+        let mut client = database("dealcards_ahead_stats_opening")?;
         let queues = 2000;
         let groups: Vec<String> = OPENING_GROUPS.iter().map(|g| format!("'{g}'")).collect();
         client

@@ -25,6 +25,7 @@ use dealcards_core::playlist::{operation_stream, Queue, Tape};
 use dealcards_core::rng::Stream;
 
 mod ahead;
+mod copies;
 mod plays;
 mod queue_row;
 mod tape;

@@ -97,6 +97,11 @@ pub fn populate(client: &mut Client) {
         value(client, &format!("SELECT shuffle_queue_next({queue})"));
     }
     value(client, &format!("SELECT shuffle_queue_prev({queue})"));
+    // Tracks drawn ahead, which a copy of the database must keep and play.
+    value(
+        client,
+        &format!("SELECT count(*) FROM shuffle_queue_upcoming({queue}, 8)"),
+    );
     value(
         client,
         "SELECT shuffle_queue_create(ARRAY[5, 6, 7]::bigint[], 'random', 1)",

@@ -1,7 +1,7 @@
 //! dealcards behind PgBouncer (Debian's package): clients dealing, playing provably fair rounds
 //! and stepping one shuffle queue at once through a pool of fewer server connections than
 //! clients, in transaction pooling and in statement pooling (every call here is one statement),
-//! and what docs/operations.md says of settings and listeners behind a pooler: a session `SET`
+//! a look-ahead through the pool played by other clients, and what docs/operations.md says of settings and listeners behind a pooler: a session `SET`
 //! leaks to the next client of the server connection, `SET LOCAL` does not, and a listener hears
 //! deals made through the pool when it is connected directly or through a session pool.
 //!
@@ -203,6 +203,27 @@ fn work_through_pool(mode: &str) {
             &format!("SELECT shuffle_queue_current({queue})")
         ),
         previous
+    );
+    // A look-ahead through the pool promises every client: the next presses, each by a client
+    // of its own, play what it showed (the replay after Previous, then the shuffle's).
+    let shown: Vec<String> = rows(
+        &mut client,
+        &format!("SELECT track FROM shuffle_queue_upcoming({queue}, 6) ORDER BY place"),
+    )
+    .iter()
+    .map(|r| r[0].clone().unwrap())
+    .collect();
+    let pressed: Vec<String> = (0..6)
+        .map(|_| {
+            value(
+                &mut bouncer.connect("pooled"),
+                &format!("SELECT shuffle_queue_next({queue})"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pressed, shown,
+        "the tracks a look-ahead through the pool showed"
     );
     assert_eq!(
         value(

@@ -172,6 +172,10 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         &mut source,
         "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM table_talk",
     );
+    // The tracks queue 1 promised (a replay, then steps drawn ahead): a restored copy plays them.
+    let promised_sql = "SELECT string_agg(track::text, ' ' ORDER BY place)
+                          FROM shuffle_queue_upcoming(1, 8)";
+    let promised = value(&mut source, promised_sql);
     // Nothing for a parallel restore to break: no key joins the extension's tables.
     assert_eq!(
         foreign_keys(&mut source),
@@ -231,6 +235,9 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         let mut restored = cluster.connect(&dbname);
         assert_same(&mut restored, &expected, &dbname);
         assert_users_table_and_nothing_to_mend(&mut restored, &talk, &dbname);
+        assert_eq!(value(&mut restored, promised_sql), promised, "{dbname}");
+        let first = value(&mut restored, "SELECT shuffle_queue_next(1)");
+        assert_eq!(Some(first.as_str()), promised.split(' ').next(), "{dbname}");
         let last = value(&mut restored, "SELECT max(game_id) FROM game");
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");

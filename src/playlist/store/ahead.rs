@@ -63,6 +63,27 @@ impl QueueStore<'_, '_> {
         steps
     }
 
+    /// The steps drawn ahead at indexes `from .. to` (0: the first), all drawn already.
+    pub fn steps_ahead_between(&mut self, from: usize, to: usize) -> Vec<Ahead> {
+        let Some(first) = self.first_ahead.as_ref().map(|s| s.step) else {
+            return Vec::new();
+        };
+        let table = self.run_ids(
+            "SELECT step, track, up_next, draws FROM @extschema@.shuffle_queue_ahead \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                AND step OPERATOR(pg_catalog.>=) $2 AND step OPERATOR(pg_catalog.<) $3 \
+              ORDER BY step",
+            &[first + from as i64, first + to as i64],
+        );
+        let steps: Vec<Ahead> = table
+            .map(|row| StoredStep::of(&row, "").expect("a step").ahead)
+            .collect();
+        if steps.len() != to.saturating_sub(from) {
+            self.missing(format!("steps {from} to {to} drawn ahead"));
+        }
+        steps
+    }
+
     /// Writes the count of steps drawn ahead into the queue's row (NULL for none).
     fn count_ahead(&mut self, steps: i64) {
         self.extra.ahead_steps = steps;

@@ -102,20 +102,8 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             };
         }
         if self.layout == Layout::Current {
-            // The locked row is the newest version (a lock that waited reads the row the other
-            // session committed): its count says whether any step is drawn ahead.
-            self.extra.ahead_steps = row.value::<i32>("ahead_steps").unwrap_or(0) as i64;
             self.extra.seed_rule = row.value::<i16>("seed_rule");
-            if lock && self.extra.ahead_steps > 0 {
-                // Read once the lock is held, by a statement of its own: its snapshot sees the
-                // steps a session this one waited for drew or played, which the load's own
-                // snapshot may not.
-                let first = self.first_step_ahead();
-                if first.is_none() {
-                    self.missing("step drawn ahead".into());
-                }
-                self.first_ahead = first;
-            }
+            self.load_ahead(row.value::<i32>("ahead_steps"), lock);
         }
         if mode == "spread" {
             let levels: i16 = row.required("levels");
@@ -150,6 +138,23 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                 history,
                 behind,
             })
+        }
+    }
+
+    /// The count of steps drawn ahead as the queue's row holds it, and when the row is locked
+    /// and there are any, the first of them. The locked row is the newest version (a lock that
+    /// waited reads the row the other session committed).
+    fn load_ahead(&mut self, ahead_steps: Option<i32>, lock: bool) {
+        self.extra.ahead_steps = ahead_steps.unwrap_or(0) as i64;
+        if lock && self.extra.ahead_steps > 0 {
+            // Read once the lock is held, by a statement of its own: its snapshot sees the steps
+            // a session this one waited for drew or played, which the load's own snapshot may
+            // not.
+            let first = self.first_step_ahead();
+            if first.is_none() {
+                self.missing("step drawn ahead".into());
+            }
+            self.first_ahead = first;
         }
     }
 
