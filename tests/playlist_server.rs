@@ -5,6 +5,8 @@
 
 mod server;
 
+use server::queues::{new_queue, next};
+
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -17,18 +19,6 @@ fn create(client: &mut Client, tracks: i64, mode: &str) -> i64 {
             "SELECT shuffle_queue_create(ARRAY(SELECT generate_series(1, $1::bigint)), $2)",
             &[&tracks, &mode],
         )
-        .unwrap()
-        .get(0)
-}
-
-/// The queue a `SELECT shuffle_queue_new(...)` makes.
-fn new_queue(client: &mut Client, sql: &str) -> i64 {
-    client.query_one(sql, &[]).unwrap().get(0)
-}
-
-fn next(client: &mut Client, queue: i64) -> i64 {
-    client
-        .query_one("SELECT shuffle_queue_next($1)", &[&queue])
         .unwrap()
         .get(0)
 }

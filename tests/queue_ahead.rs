@@ -6,6 +6,8 @@
 
 mod server;
 
+use server::queues::{new_queue, next};
+
 use std::collections::HashSet;
 use std::thread;
 
@@ -22,17 +24,6 @@ fn database(name: &str) -> Client {
 
 fn connect(name: &str) -> Client {
     server::connect_as(name, &server::dsn_setting("user"))
-}
-
-fn new_queue(client: &mut Client, sql: &str) -> i64 {
-    client.query_one(sql, &[]).unwrap().get(0)
-}
-
-fn next(client: &mut Client, queue: i64) -> i64 {
-    client
-        .query_one("SELECT shuffle_queue_next($1)", &[&queue])
-        .unwrap()
-        .get(0)
 }
 
 /// The tracks of `shuffle_queue_upcoming(queue, n, offset)`, with their sources.

@@ -3,6 +3,7 @@
 
 pub mod catalog;
 mod notify;
+pub mod queues;
 
 #[allow(unused_imports)]
 pub use notify::{expected_notifications, notifications};
