@@ -1149,6 +1149,7 @@ fn not_in_queue(track: i64) -> Error {
     )
 }
 
+mod give_back;
 pub mod memory;
 
 #[cfg(test)]

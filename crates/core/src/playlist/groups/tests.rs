@@ -875,3 +875,115 @@ fn seeded_spread_queues_give_the_golden_tracks() {
         values("9 5 3 4 10 6 1 10 5 8 2 4")
     );
 }
+
+/// A listener who skips tracks without counting them (`give_back` before the next step, about
+/// one press in three): the tracks that count (every play not skipped, and a skipped one whose
+/// pass had ended with it, which `give_back` says had no turn left to give) make up whole
+/// passes, every track once in each, and the skipped track stays the one playing (Previous
+/// returns to it) until the next step. One and two levels. Negative control: the same
+/// listener's skips left out of the count without `give_back` leave tracks out of its passes.
+#[test]
+fn skips_that_do_not_count_leave_every_pass_whole() {
+    let one = labels_of_sizes(&[5, 3, 3, 2, 1]);
+    let groups = [1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3];
+    let subs = [10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 13, 14, 14, 14];
+    let cases: [(&[u32], Option<&[u32]>); 3] = [
+        (&one, None),
+        (&groups, Some(&subs)),
+        (&[1, 1, 2, 2, 3, 3, 3, 4], None),
+    ];
+    for (labels, subgroups) in cases {
+        let n = labels.len();
+        for giving_back in [true, false] {
+            let mut broken = 0;
+            for seed in 0..20 {
+                let mut stream = seeded(100 + seed);
+                let (mut queue, mut memory) =
+                    queue_of(labels, subgroups, &vec![false; n], &mut stream);
+                let mut counted: Vec<i64> = Vec::new();
+                let mut playing = queue.next(&mut memory, &mut stream);
+                for _ in 0..(n * 12) {
+                    let skip = stream.below(3) == 0;
+                    // Without giving back, a skip still leaves the play out of the count.
+                    let had_turn = skip
+                        && (!giving_back
+                            || queue.give_back(&mut memory, &mut stream, playing).unwrap());
+                    check(&queue, &memory);
+                    if skip {
+                        assert_eq!(queue.current(&mut memory), Some(playing));
+                    }
+                    if !had_turn {
+                        counted.push(playing);
+                    }
+                    playing = queue.next(&mut memory, &mut stream);
+                    check(&queue, &memory);
+                }
+                let whole = counted
+                    .chunks_exact(n)
+                    .all(|pass| pass.iter().copied().collect::<HashSet<i64>>().len() == n);
+                if !whole {
+                    broken += 1;
+                }
+            }
+            if giving_back {
+                assert_eq!(
+                    broken, 0,
+                    "{labels:?}: a pass with a track twice or missing"
+                );
+            } else {
+                assert!(
+                    broken > 10,
+                    "{labels:?}: skips given nothing back broke {broken} of 20"
+                );
+            }
+        }
+    }
+}
+
+/// A skip that does not count gives the track its turn in the pass back whatever its group's
+/// state: placed among others (its group goes on in the pass), the last of its group's pass
+/// (the group, and with two levels its subgroup, come back to the pass with it alone to
+/// place), or already to be placed (nothing to give: false).
+#[test]
+fn a_skipped_track_goes_back_among_those_to_place() {
+    // Groups a (2 tracks) and b (1): a pass is a b a or b a a? The rule allows a b a only.
+    let labels = [1, 1, 2];
+    let mut stream = seeded(7);
+    let (mut queue, mut memory) = queue_of(&labels, None, &[false; 3], &mut stream);
+    let first = queue.next(&mut memory, &mut stream);
+    assert_eq!(labels[first as usize - 1], 1, "the largest group opens");
+    let pass_left = queue.pass_left;
+    assert!(queue.give_back(&mut memory, &mut stream, first).unwrap());
+    check(&queue, &memory);
+    assert_eq!(queue.pass_left, pass_left + 1);
+    // Track 3 (group b) was to be placed: nothing to give back.
+    assert!(!queue.give_back(&mut memory, &mut stream, 3).unwrap());
+    // The pass goes on with three to place: a b a again.
+    let pass: Vec<i64> = (0..3)
+        .map(|_| queue.next(&mut memory, &mut stream))
+        .collect();
+    check(&queue, &memory);
+    let groups: Vec<u32> = pass.iter().map(|&t| labels[t as usize - 1]).collect();
+    assert_eq!(groups, [1, 2, 1], "{pass:?}");
+    assert_eq!(pass.iter().collect::<HashSet<_>>().len(), 3);
+    // The last track of its group's pass (group b moved on to the next pass with it): it comes
+    // back to this one.
+    let (mut queue, mut memory) = queue_of(&labels, None, &[false; 3], &mut stream);
+    queue.next(&mut memory, &mut stream);
+    let b = queue.next(&mut memory, &mut stream);
+    assert_eq!(b, 3);
+    assert_ne!(memory.units[&2].pass, queue.pass, "b moved on");
+    assert!(queue.give_back(&mut memory, &mut stream, b).unwrap());
+    check(&queue, &memory);
+    assert_eq!(memory.units[&2].pass, queue.pass);
+    assert_eq!(queue.pass_left, 2);
+    let rest: Vec<i64> = (0..2)
+        .map(|_| queue.next(&mut memory, &mut stream))
+        .collect();
+    assert!(rest.contains(&3), "{rest:?}");
+    check(&queue, &memory);
+    assert_eq!(
+        Err(super::not_in_queue(99)),
+        queue.give_back(&mut memory, &mut stream, 99)
+    );
+}
