@@ -384,7 +384,8 @@ BEGIN
             (20, 'shuffle_queue_skip_when_shuffling(bigint, bigint, boolean)', 'shuffle_queue'),
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
             (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
-            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue')
+            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue'),
+            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP
@@ -840,3 +841,11 @@ CREATE  FUNCTION "shuffle_queue_upcoming"(
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'shuffle_queue_upcoming_wrapper';
+
+-- shuffle_queue_skip(queue): a skip that does not count (docs/playlist.md).
+CREATE  FUNCTION "shuffle_queue_skip"(
+	"queue_id" bigint /* i64 */
+) RETURNS bigint /* i64 */
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_skip_wrapper';

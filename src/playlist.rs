@@ -17,6 +17,7 @@ mod create;
 mod edit;
 mod save;
 mod saved;
+mod skip;
 mod step;
 mod store;
 mod texts;
@@ -220,7 +221,7 @@ mod tests {
              shuffle_queue_next(bigint):vtrueu shuffle_queue_play_later(bigint,bigint[]):vtrueu \
              shuffle_queue_play_next(bigint,bigint[]):vtrueu shuffle_queue_prev(bigint):vtrueu \
              shuffle_queue_remove(bigint,bigint):vtrueu shuffle_queue_restore(jsonb):vtrueu \
-             shuffle_queue_save(bigint):vtrueu \
+             shuffle_queue_save(bigint):vtrueu shuffle_queue_skip(bigint):vtrueu \
              shuffle_queue_skip_when_shuffling(bigint,bigint,boolean):vtrueu \
              shuffle_queue_up_next(bigint):vtrueu \
              shuffle_queue_upcoming(bigint,integer,integer):vtrueu"

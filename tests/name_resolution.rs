@@ -143,6 +143,7 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         "SELECT shuffle_queue_up_next($1)",
         "SELECT count(*) FROM shuffle_queue_upcoming($1, 4)",
         "SELECT shuffle_queue_next($1)",
+        "SELECT shuffle_queue_skip($1)",
         "SELECT shuffle_queue_clear_up_next($1)",
         "SELECT shuffle_queue_jump($1, 4)",
         "SELECT shuffle_queue_skip_when_shuffling($1, 6)",

@@ -98,6 +98,7 @@ fn calls(kind: &str, n: i64) -> Vec<(&'static str, String)> {
             "(SELECT count(*) FROM shuffle_queue_upcoming(Q, 5))".into(),
         ),
         ("next", "shuffle_queue_next(Q)".into()),
+        ("skip", "shuffle_queue_skip(Q)".into()),
         ("prev", "shuffle_queue_prev(Q)".into()),
         ("next", "shuffle_queue_next(Q)".into()),
         ("add", add),
@@ -161,7 +162,7 @@ fn steps(client: &mut Client, kinds: &[(&str, &str)]) -> Vec<(String, i64)> {
 fn every_step_of_a_new_large_queue_reads_its_rows_by_key_under_stale_statistics() {
     let mut client = stale_database("dealcards_queue_plans");
     let read = steps(&mut client, &KINDS);
-    assert_eq!(read.len(), KINDS.len() * 12);
+    assert_eq!(read.len(), KINDS.len() * 13);
     let over: Vec<&(String, i64)> = read.iter().filter(|(_, b)| *b > MOST_BLOCKS).collect();
     assert!(
         over.is_empty(),

@@ -403,7 +403,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 71] = [
+    let calls: [(&str, &str); 72] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -517,6 +517,8 @@ fn every_function_works(client: &mut Client, queue: i64) {
         ("dealcards_check", "SELECT count(*) = 0 FROM dealcards_check()"),
         // Since 0.7.0: the tracks Next will play, drawn ahead; the next Next plays the first.
         ("shuffle_queue_upcoming", "SELECT (SELECT track FROM shuffle_queue_upcoming($1, 3) WHERE place = 1) = shuffle_queue_next($1)"),
+        // Since 0.7.0: a skip that does not count: the next track plays.
+        ("shuffle_queue_skip", "SELECT shuffle_queue_skip($1) IS NOT NULL"),
     ];
     let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.

@@ -123,7 +123,8 @@ BEGIN
             (20, 'shuffle_queue_skip_when_shuffling(bigint, bigint, boolean)', 'shuffle_queue'),
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
             (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
-            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue')
+            (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue'),
+            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

@@ -30,7 +30,7 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
 /// The next track of a loaded queue: a replay when the play position is behind the newest play,
 /// else the first step drawn ahead (played from its recorded draws), else the first track up
 /// next (played as a jump), else the shuffle's next pick.
-fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
+pub(super) fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     let replaying = match state {
         State::Tape(queue) => queue.replaying(),
         State::Spread(queue) => queue.replaying(),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
-pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 23] = [
+pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 24] = [
     ("deal_cards(integer)", "desk"),
     (
         "fair_mode_on(integer,integer[],boolean,bigint,interval)",
@@ -45,6 +45,7 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 23] = [
         "shuffle_queue_upcoming(bigint,integer,integer)",
         "shuffle_queue",
     ),
+    ("shuffle_queue_skip(bigint)", "shuffle_queue"),
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.

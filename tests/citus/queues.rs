@@ -173,6 +173,10 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
             "shuffle_queue_upcoming(",
         ),
         (
+            format!("SELECT shuffle_queue_skip({queue})"),
+            "shuffle_queue_skip(",
+        ),
+        (
             format!("SELECT shuffle_queue_next({queue})"),
             "shuffle_queue_next(",
         ),

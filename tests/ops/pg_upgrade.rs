@@ -114,6 +114,7 @@ const WRITERS: &[&str] = &[
     "shuffle_queue_play_later",
     "shuffle_queue_clear_up_next",
     "shuffle_queue_jump",
+    "shuffle_queue_skip",
     "shuffle_queue_skip_when_shuffling",
     "shuffle_queue_restore",
     "shuffle_queue_forget",
@@ -317,6 +318,10 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         "2"
     );
     assert_eq!(value(&mut client, "SELECT shuffle_queue_jump(3, 4)"), "4");
+    // Skipped without counting, 4 stays in the history: Previous returns to it.
+    value(&mut client, "SELECT shuffle_queue_skip(3)");
+    assert_eq!(value(&mut client, "SELECT shuffle_queue_prev(3)"), "4");
+    value(&mut client, "SELECT shuffle_queue_next(3)");
     assert_eq!(
         value(
             &mut client,

@@ -88,7 +88,7 @@ const READS: [(&str, &str); 30] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 21] = [
+const WRITES: [(&str, &str); 22] = [
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
@@ -135,6 +135,7 @@ const WRITES: [(&str, &str); 21] = [
         "SELECT shuffle_queue_clear_up_next(3)",
     ),
     ("shuffle_queue_jump", "SELECT shuffle_queue_jump(3, 4)"),
+    ("shuffle_queue_skip", "SELECT shuffle_queue_skip(3)"),
     (
         "shuffle_queue_skip_when_shuffling",
         "SELECT shuffle_queue_skip_when_shuffling(3, 11, false)",

@@ -15,7 +15,7 @@ QUEUE is one of
     spread:G1/S1,G2/S2,...      the same on two levels (group/subgroup)
 and each OPERATION one of
     next  prev  add:T  add:T:G  add:T:G/S  add:T:WEIGHT (weighted)  remove:T  jump:T  playnext:T,T...  playlater:T,...
-    skip:T  unskip:T
+    skip:T  unskip:T  skipnext (a skip that does not count, then a next)
 recent: lists a listener's recent plays, most recent first, which a new queue holds back (a
 shuffle queue puts them at the end of its tape, a spread queue out of its first pass).
 --seed-rule 2: a next that replays (after prev) is not an operation, as on the queues made
@@ -324,6 +324,44 @@ class Spread:
         self.record(track)
         return track
 
+    def give_back(self, track, stream):
+        """A skip that does not count: the track gets its turn in the pass back."""
+        leaf = next(u for u in self.units.values() if track in u.slots)
+        slot = leaf.slots.index(track)
+        group = self.units[leaf.parent] if leaf.parent else None
+
+        def standing(u, pass_):
+            if u.pass_ != pass_:
+                return "moved on"
+            return "to place" if slot < u.left else "placed"
+
+        if group is None:
+            top = standing(leaf, self.pass_)
+        elif group.pass_ != self.pass_:
+            top = "moved on"
+        else:
+            top = "to place" if standing(leaf, group.pass_) == "to place" else "placed"
+        if top == "to place":
+            return False
+
+        def back(u, pass_, how):
+            if how == "placed":
+                u.left, u.placed = u.left + 1, u.placed - 1
+            else:
+                u.pass_, u.left, u.placed = pass_, 1, u.size - 1
+                u.offset = stream.below(HALF)
+            u.aim(stream)
+
+        if group is not None:
+            back(group, self.pass_, top)
+        parent_pass = group.pass_ if group is not None else self.pass_
+        how = standing(leaf, parent_pass)
+        into = leaf.left if how == "placed" else 0
+        leaf.slots[slot], leaf.slots[into] = leaf.slots[into], leaf.slots[slot]
+        back(leaf, parent_pass, how)
+        self.pass_left += 1
+        return True
+
     def prev(self):
         if not self.log:
             return None
@@ -493,6 +531,12 @@ def run(seed, spec, operations, rule=1):
 
     for op in operations:
         name, _, arg = op.partition(":")
+        if name == "skipnext":
+            # A skip that does not count: on a spread queue playing its newest play, giving
+            # the turn back is an operation of its own; then a next.
+            if kind == "spread" and queue.behind == 0 and queue.log:
+                queue.give_back(queue.log[-1], op_stream())
+            name = "next"
         if name == "next":
             replaying = queue.behind > 0
             s = None if replaying and rule == 2 else op_stream()

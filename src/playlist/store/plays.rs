@@ -27,6 +27,26 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         );
     }
 
+    /// Forgets the play recorded last for the queue's listener when it is of `track` (the
+    /// track now playing, skipped without counting); the count goes back one, so that the next
+    /// play takes its slot.
+    pub fn uncount_play(&mut self, track: i64) {
+        if self.extra.listener.is_none() || self.extra.plays == 0 {
+            return;
+        }
+        let slot = (self.extra.plays - 1) % Self::KEPT_PLAYS;
+        let forgotten = self.run(
+            "DELETE FROM @extschema@.shuffle_queue_play \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND slot OPERATOR(pg_catalog.=) $2 \
+                AND track OPERATOR(pg_catalog.=) $3 \
+             RETURNING slot",
+            &[self.queue_id.into(), slot.into(), track.into()],
+        );
+        if !forgotten.is_empty() {
+            self.extra.plays -= 1;
+        }
+    }
+
     /// A listener's most recent plays, across all of their queues, most recent first (each
     /// track once), after dropping those beyond the KEPT_PLAYS most recent.
     pub fn recent_plays(
