@@ -272,3 +272,24 @@ fn a_skip_keeps_or_drops_the_promise() {
     let played: Vec<i64> = (0..4).map(|_| next(&mut client, spread)).collect();
     assert_eq!(played, shown);
 }
+
+/// A track removed or skipped when shuffling since it played has no turn to give back: the
+/// skip forgets its play and goes on.
+#[test]
+fn a_skip_of_a_track_that_left_the_shuffle_goes_on() {
+    let mut client = database("dealcards_queue_skip_left");
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 12)::bigint),
+                                  groups => ARRAY(SELECT 'g' || g % 3 FROM generate_series(1, 12) g))",
+    );
+    for edit in [
+        "SELECT shuffle_queue_remove($1, $2)",
+        "SELECT shuffle_queue_skip_when_shuffling($1, $2)",
+    ] {
+        let playing = next(&mut client, queue);
+        client.execute(edit, &[&queue, &playing]).unwrap();
+        let following = skip(&mut client, queue);
+        assert_ne!(following, playing, "{edit}");
+    }
+}

@@ -3,7 +3,6 @@
 
 use pgrx::prelude::*;
 
-use crate::ok_or_raise;
 use crate::statements::ExtensionSchema;
 
 use super::step::next_of;
@@ -31,7 +30,7 @@ fn shuffle_queue_skip(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
                 // Giving the turn back is an operation of its own (it aims the units anew),
                 // before the next.
                 let gave = with_stream(&mut store, |store, stream| {
-                    ok_or_raise(queue.give_back(store, stream, track))
+                    queue.give_back(store, stream, track)
                 });
                 if gave {
                     store.drop_ahead();

@@ -326,7 +326,9 @@ class Spread:
 
     def give_back(self, track, stream):
         """A skip that does not count: the track gets its turn in the pass back."""
-        leaf = next(u for u in self.units.values() if track in u.slots)
+        leaf = next((u for u in self.units.values() if track in u.slots), None)
+        if leaf is None:  # removed or skipped when shuffling since it played
+            return False
         slot = leaf.slots.index(track)
         group = self.units[leaf.parent] if leaf.parent else None
 

@@ -2,7 +2,6 @@
 //! yet to play in the queue's pass, as if it had not played in it.
 
 use super::{Groups, SpreadQueue, Unit, TOP};
-use crate::error::Error;
 use crate::playlist::Draw;
 
 /// Where a unit stands against its parent's pass `pass` with the track in `slot`.
@@ -33,15 +32,11 @@ impl SpreadQueue {
     /// after placing its last track of this one comes back to this pass with that track to
     /// place. Every unit changed aims anew (group first, then subgroup). The history keeps the
     /// play. Returns whether the track had a turn to give back (false when it is already to be
-    /// placed in the pass, as after the pass began anew).
-    pub fn give_back(
-        &mut self,
-        groups: &mut dyn Groups,
-        draw: &mut dyn Draw,
-        track: i64,
-    ) -> Result<bool, Error> {
+    /// placed in the pass, as after the pass began anew, or no longer in the shuffle).
+    pub fn give_back(&mut self, groups: &mut dyn Groups, draw: &mut dyn Draw, track: i64) -> bool {
         let Some((leaf_id, slot)) = groups.find(track) else {
-            return Err(super::not_in_queue(track));
+            // Removed or skipped when shuffling since it played: it has no turn in the pass.
+            return false;
         };
         let mut leaf = groups.unit(leaf_id);
         let mut group = (leaf.parent != TOP).then(|| groups.unit(leaf.parent));
@@ -56,7 +51,7 @@ impl SpreadQueue {
             },
         };
         if top_standing == Standing::ToPlace {
-            return Ok(false);
+            return false;
         }
         if let Some(g) = group.as_mut() {
             back_into_pass(g, self.pass, top_standing, draw);
@@ -79,7 +74,7 @@ impl SpreadQueue {
         }
         groups.save(&leaf);
         self.pass_left += 1;
-        Ok(true)
+        true
     }
 }
 
