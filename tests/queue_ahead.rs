@@ -461,35 +461,55 @@ fn next_waits_for_a_look_ahead_and_plays_what_it_showed() {
     assert_eq!(presser.join().unwrap(), shown);
 }
 
+/// A long look-ahead (here 100 steps of a 30-track queue) runs over a copy of the queue's rows
+/// read whole; what it draws is what Next then plays on the tables, for every kind of queue.
+#[test]
+fn a_long_look_ahead_plays_as_the_tables_do() {
+    let name = "dealcards_queue_ahead_long";
+    let mut client = database(name);
+    for (kind, queue) in every_kind(&mut client) {
+        next(&mut client, queue);
+        let shown = tracks(&upcoming(&mut client, queue, 100, 0));
+        let played: Vec<i64> = (0..100).map(|_| next(&mut client, queue)).collect();
+        assert_eq!(played, shown, "{kind}");
+    }
+}
+
 /// Paging through a spread queue 500 tracks at a time shows every track once in its first pass,
-/// and the tracks of the pages are those Next plays. (5,000 tracks: what a test run affords;
-/// BENCHMARKS.md has a larger queue.)
+/// and the tracks of the pages are those Next plays, with groups and with groups and subgroups
+/// (long look-aheads run over a copy of the queue read whole: what they draw must be what the
+/// tables give). (5,000 tracks: what a test run affords; BENCHMARKS.md has a larger queue.)
 #[test]
 fn paging_shows_a_spread_queues_pass_whole() {
     let name = "dealcards_queue_ahead_paging";
     let mut client = database(name);
     let n = 5_000;
-    let queue = new_queue(
-        &mut client,
-        &format!(
-            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, {n})::bigint),
-                                      groups => ARRAY(SELECT 'artist ' || g % 37 FROM generate_series(1, {n}) g))"
-        ),
-    );
-    let mut pages = Vec::new();
-    for page in 0..n / 500 {
-        let shown = tracks(&upcoming(&mut client, queue, 500, page * 500));
-        assert_eq!(shown.len(), 500);
-        pages.extend(shown);
+    for subgroups in [
+        "",
+        ", subgroups => ARRAY(SELECT 'album ' || g % 5 FROM generate_series(1, 5000) g)",
+    ] {
+        let queue = new_queue(
+            &mut client,
+            &format!(
+                "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, {n})::bigint),
+                                          groups => ARRAY(SELECT 'artist ' || g % 37 FROM generate_series(1, {n}) g){subgroups})"
+            ),
+        );
+        let mut pages = Vec::new();
+        for page in 0..n / 500 {
+            let shown = tracks(&upcoming(&mut client, queue, 500, page * 500));
+            assert_eq!(shown.len(), 500);
+            pages.extend(shown);
+        }
+        let distinct: HashSet<i64> = pages.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            n as usize,
+            "a track twice or missing in the first pass{subgroups}"
+        );
+        let played: Vec<i64> = (0..600).map(|_| next(&mut client, queue)).collect();
+        assert_eq!(played, pages[..600], "{subgroups}");
     }
-    let distinct: HashSet<i64> = pages.iter().copied().collect();
-    assert_eq!(
-        distinct.len(),
-        n as usize,
-        "a track twice or missing in the first pass"
-    );
-    let played: Vec<i64> = (0..600).map(|_| next(&mut client, queue)).collect();
-    assert_eq!(played, pages[..600]);
 }
 
 /// The queue functions plan their statements with sequential scans off, as a SET clause would:
