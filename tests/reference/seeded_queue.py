@@ -353,6 +353,12 @@ class Spread:
                 u.pass_, u.left, u.placed = pass_, 1, u.size - 1
                 u.offset = stream.below(HALF)
             u.aim(stream)
+            # Then a place drawn over the rest of the pass, after the earliest other unit's.
+            end = (pass_ + 1) * S
+            others = [o.target for o in self.units.values()
+                      if o.parent == u.parent and o.size > 0 and o.id != u.id]
+            if others and min(others) < end:
+                u.target = min(others) + stream.below(end - min(others))
 
         if group is not None:
             back(group, self.pass_, top)

@@ -30,7 +30,9 @@ impl SpreadQueue {
     /// Gives `track` its turn in the queue's pass back: a track placed in the pass goes back
     /// among those its unit (and group) have yet to place; a unit that moved on to the next pass
     /// after placing its last track of this one comes back to this pass with that track to
-    /// place. Every unit changed aims anew (group first, then subgroup). The history keeps the
+    /// place. Every unit changed aims anew (group first, then subgroup), then takes a place
+    /// drawn over the rest of the pass ([`later_in_pass`]).
+    /// The history keeps the
     /// play. Returns whether the track had a turn to give back (false when it is already to be
     /// placed in the pass, as after the pass began anew, or no longer in the shuffle).
     pub fn give_back(&mut self, groups: &mut dyn Groups, draw: &mut dyn Draw, track: i64) -> bool {
@@ -55,6 +57,7 @@ impl SpreadQueue {
         }
         if let Some(g) = group.as_mut() {
             back_into_pass(g, self.pass, top_standing, draw);
+            later_in_pass(groups, g, self.pass, draw);
         }
         let leaf_pass = group.as_ref().map_or(self.pass, |g| g.pass);
         let leaf_standing = standing(&leaf, leaf_pass, slot);
@@ -64,6 +67,7 @@ impl SpreadQueue {
         };
         groups.swap(leaf_id, slot, into);
         back_into_pass(&mut leaf, leaf_pass, leaf_standing, draw);
+        later_in_pass(groups, &mut leaf, leaf_pass, draw);
         match group.as_mut() {
             Some(g) => {
                 g.children.note(&leaf);
@@ -96,4 +100,21 @@ fn back_into_pass(unit: &mut Unit, pass: i64, standing: Standing, draw: &mut dyn
         }
     }
     unit.aim(draw);
+}
+
+/// A unit back in its parent's pass `pass` takes a target drawn uniformly between the earliest
+/// target of the other units under its parent and the end of the pass: its place is drawn
+/// over what is left of the pass, after the next (its aim alone would often give a place
+/// already past, which the spread gives at once). Nothing when no other unit has a track left
+/// in the pass.
+fn later_in_pass(groups: &mut dyn Groups, unit: &mut Unit, pass: i64, draw: &mut dyn Draw) {
+    let end = (pass + 1) * super::STRATUM;
+    let earliest = groups
+        .upcoming(unit.parent, (i64::MIN, i64::MIN), 2)
+        .into_iter()
+        .find(|&(_, id)| id != unit.id)
+        .map(|(target, _)| target);
+    if let Some(earliest) = earliest.filter(|&e| e < end) {
+        unit.target = earliest + draw.draw((end - earliest) as u64) as i64;
+    }
 }
