@@ -187,3 +187,54 @@ fn client_seeds_are_utf8_in_every_encoding() {
         assert_eq!(verified, [Some(true), Some(true)], "{encoding}");
     }
 }
+
+/// A spread queue's group names are stored as the text given, in every encoding: a track added
+/// to a group by its name joins that group's unit (no new one), and the saved state names it in
+/// UTF-8.
+#[test]
+fn group_names_in_other_encodings_are_stored_as_given() {
+    for (encoding, bytes, utf8) in [
+        ("LATIN1", "5a6feb", "Zoë"),
+        ("EUC_JP", "a4a2", "あ"),
+        ("UTF8", "5a6fc3ab", "Zoë"),
+        ("SQL_ASCII", "41", "A"),
+    ] {
+        let db = format!("dealcards_enc_groups_{}", encoding.to_lowercase());
+        let mut client = database(&db, encoding);
+        let name = format!("convert_from('\\x{bytes}'::bytea, '{encoding}')");
+        let queue: i64 = client
+            .query_one(
+                &format!(
+                    "SELECT shuffle_queue_new(ARRAY[1, 2, 3]::bigint[],
+                            groups => ARRAY[{name}, 'b', {name}])"
+                ),
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        let units = |c: &mut Client| -> i64 {
+            c.query_one(
+                "SELECT count(*) FROM shuffle_queue_unit WHERE queue_id = $1",
+                &[&queue],
+            )
+            .unwrap()
+            .get(0)
+        };
+        assert_eq!(units(&mut client), 2, "{encoding}");
+        client
+            .execute(
+                &format!("SELECT shuffle_queue_add($1, 4, {name})"),
+                &[&queue],
+            )
+            .unwrap();
+        assert_eq!(units(&mut client), 2, "{encoding}: the add made a new unit");
+        let saved: String = client
+            .query_one("SELECT shuffle_queue_save($1)::text", &[&queue])
+            .unwrap()
+            .get(0);
+        assert!(
+            saved.contains(&format!("\"name\": \"{utf8}\"")),
+            "{encoding}: {saved}"
+        );
+    }
+}

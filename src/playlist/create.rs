@@ -2,7 +2,6 @@
 //! the tracks once (a plain queue's tape, or a spread queue's units and their slots) and insert
 //! the new queue's rows.
 
-use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
 
 use crate::results::IntArray;
@@ -266,9 +265,13 @@ fn insert_spread(
             member_tracks.push(tracks[item]);
         }
     }
-    let name_index: Vec<i64> = created.first_item.iter().map(|&i| i as i64 + 1).collect();
-    let is_subgroup: Vec<bool> = (0..created.units.len()).map(|u| u >= count).collect();
-    let subgroup_names = subgroups.map_or_else(DatumWithOid::null::<Vec<String>>, |s| s.param());
+    // Each unit's name: the group, or subgroup, of its first item.
+    let names: Vec<Option<Vec<u8>>> = (created.first_item.iter().enumerate())
+        .map(|(u, &item)| {
+            let labels = if u < count { Some(groups) } else { subgroups };
+            labels.and_then(|l| l.get(item)).map(<[u8]>::to_vec)
+        })
+        .collect();
     Spi::connect_mut(|client| {
         let state = State::Spread(created.queue.clone());
         let queue_id = QueueStore::insert_queue(client, schema, "spread", None, &state, seed);
@@ -278,13 +281,7 @@ fn insert_spread(
             store.extra.listener = listener;
             store.store(&state);
         }
-        store.insert_units(
-            &created.units,
-            groups.param(),
-            subgroup_names,
-            name_index,
-            is_subgroup,
-        );
+        store.insert_units(&created.units, names);
         store.insert_members(member_units, member_slots, member_tracks);
         queue_id
     })

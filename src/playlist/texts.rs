@@ -1,6 +1,5 @@
 //! A `text[]` argument read as its elements' stored bytes (groups are compared byte for byte, as
-//! `shuffle_spread` compares them), keeping the array itself so that statements can take it as
-//! a parameter.
+//! `shuffle_spread` compares them; the units' names are written from them).
 
 use pgrx::callconv::{Arg, ArgAbi};
 use pgrx::datum::DatumWithOid;
@@ -10,10 +9,9 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
 };
 use pgrx::{Array, FromDatum};
 
-/// A `text[]` argument: its datum, and a copy of its elements' bytes (the detoasted array may
-/// not outlive the argument's conversion), one buffer for all.
+/// A `text[]` argument: a copy of its elements' bytes (the detoasted array may not outlive the
+/// argument's conversion), one buffer for all.
 pub struct TextArray<'fcx> {
-    datum: pg_sys::Datum,
     bytes: Vec<u8>,
     /// Each element's range in `bytes`, None for NULL.
     elements: Vec<Option<(usize, usize)>>,
@@ -28,12 +26,6 @@ impl TextArray<'_> {
     /// Element `i` (from 0), None when NULL.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         self.elements[i].map(|(start, end)| &self.bytes[start..end])
-    }
-
-    /// The array as a statement parameter.
-    pub fn param(&self) -> DatumWithOid<'_> {
-        // SAFETY: the datum is the text[] argument of the call, alive while the call runs.
-        unsafe { DatumWithOid::new(self.datum, pg_sys::TEXTARRAYOID) }
     }
 }
 
@@ -62,7 +54,6 @@ impl FromDatum for TextArray<'_> {
                 })
                 .collect();
             Some(TextArray {
-                datum,
                 bytes,
                 elements,
                 lifetime: std::marker::PhantomData,

@@ -130,32 +130,25 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// A new spread queue's units, one statement: `names` is the array of group (or subgroup)
     /// values each unit's `name_of` (a 1-based index into it) names.
     #[allow(clippy::too_many_arguments)]
-    pub fn insert_units(
-        &mut self,
-        units: &[Unit],
-        group_names: DatumWithOid,
-        subgroup_names: DatumWithOid,
-        name_index: Vec<i64>,
-        is_subgroup: Vec<bool>,
-    ) {
+    /// A new spread queue's units, one statement. `names` are each unit's name as the stored
+    /// bytes of the text it came from (in the database's encoding), None for NULL: one element
+    /// each, in the units' order (subscripting the text[] argument by item would walk the array
+    /// from its start for every unit: quadratic in the units).
+    pub fn insert_units(&mut self, units: &[Unit], names: Vec<Option<Vec<u8>>>) {
         let column = |f: &dyn Fn(&Unit) -> i64| -> Vec<i64> { units.iter().map(f).collect() };
         self.run(
             "INSERT INTO @extschema@.shuffle_queue_unit \
                     (queue_id, unit_id, parent, name, size, to_place, placed, pass, shift, target, last_child) \
              SELECT $1, u.unit_id, u.parent, \
-                    CASE WHEN u.is_subgroup THEN ($3::text[])[u.name_index] \
-                         ELSE ($2::text[])[u.name_index] END, \
+                    pg_catalog.convert_from(u.name, pg_catalog.getdatabaseencoding()), \
                     u.size, u.to_place, 0, u.pass, u.shift, u.target, 0 \
-               FROM ROWS FROM (pg_catalog.unnest($4::bigint[]), pg_catalog.unnest($5::bigint[]), \
+               FROM ROWS FROM (pg_catalog.unnest($2::bigint[]), pg_catalog.unnest($3::bigint[]), \
+                               pg_catalog.unnest($4::bigint[]), pg_catalog.unnest($5::bigint[]), \
                                pg_catalog.unnest($6::bigint[]), pg_catalog.unnest($7::bigint[]), \
-                               pg_catalog.unnest($8::bigint[]), pg_catalog.unnest($9::bigint[]), \
-                               pg_catalog.unnest($10::bigint[]), pg_catalog.unnest($11::boolean[]), \
-                               pg_catalog.unnest($12::bigint[])) \
-                    AS u(unit_id, parent, size, to_place, pass, shift, target, is_subgroup, name_index)",
+                               pg_catalog.unnest($8::bigint[]), pg_catalog.unnest($9::bytea[])) \
+                    AS u(unit_id, parent, size, to_place, pass, shift, target, name)",
             &[
                 self.queue_id.into(),
-                group_names,
-                subgroup_names,
                 column(&|u| u.id).into(),
                 column(&|u| u.parent).into(),
                 column(&|u| u.size as i64).into(),
@@ -163,8 +156,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                 column(&|u| u.pass).into(),
                 column(&|u| u.offset as i64).into(),
                 column(&|u| u.target).into(),
-                is_subgroup.into(),
-                name_index.into(),
+                names.into(),
             ],
         );
     }
