@@ -747,6 +747,20 @@ impl SpreadQueue {
         self.behind = 0;
     }
 
+    /// Writes back a unit of the last level and, with two levels, its group, once the
+    /// lookaheads have noted them.
+    fn note_and_save(&mut self, groups: &mut dyn Groups, group: Option<&mut Unit>, leaf: &Unit) {
+        match group {
+            Some(g) => {
+                g.children.note(leaf);
+                self.top.note(g);
+                groups.save(g);
+            }
+            None => self.top.note(leaf),
+        }
+        groups.save(leaf);
+    }
+
     /// Forgets the oldest plays beyond the limit (after the queue got shorter).
     fn fit_history(&mut self, groups: &mut dyn Groups) {
         while self.history > history_limit(self.tracks) {
@@ -945,15 +959,7 @@ impl SpreadQueue {
         if leaf.size == 0 || (in_leaf_pass && leaf.left == 0) {
             leaf.settle(draw);
         }
-        match group.as_mut() {
-            Some(g) => {
-                g.children.note(&leaf);
-                self.top.note(g);
-                groups.save(g);
-            }
-            None => self.top.note(&leaf),
-        }
-        groups.save(&leaf);
+        self.note_and_save(groups, group.as_mut(), &leaf);
         self.tracks -= 1;
         if counted_in_queue {
             self.pass_left -= 1;

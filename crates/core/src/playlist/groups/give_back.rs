@@ -68,15 +68,7 @@ impl SpreadQueue {
         groups.swap(leaf_id, slot, into);
         back_into_pass(&mut leaf, leaf_pass, leaf_standing, draw);
         later_in_pass(groups, &mut leaf, leaf_pass, draw);
-        match group.as_mut() {
-            Some(g) => {
-                g.children.note(&leaf);
-                self.top.note(g);
-                groups.save(g);
-            }
-            None => self.top.note(&leaf),
-        }
-        groups.save(&leaf);
+        self.note_and_save(groups, group.as_mut(), &leaf);
         self.pass_left += 1;
         true
     }
