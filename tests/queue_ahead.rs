@@ -6,21 +6,12 @@
 
 mod server;
 
-use server::queues::{new_queue, next};
+use server::queues::{database, new_queue, next, SEED};
 
 use std::collections::HashSet;
 use std::thread;
 
 use postgres::Client;
-
-const SEED: &str =
-    "decode('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex')";
-
-fn database(name: &str) -> Client {
-    let mut client = server::fresh_database(name);
-    client.batch_execute("CREATE EXTENSION dealcards").unwrap();
-    client
-}
 
 fn connect(name: &str) -> Client {
     server::connect_as(name, &server::dsn_setting("user"))

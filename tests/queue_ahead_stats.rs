@@ -429,18 +429,14 @@ fn checked_looks(presses: usize) -> Vec<Option<Look>> {
     looks
 }
 
-/// A plain shuffle queue of 6 tracks (window 3, the default): each pick takes one of the first
-/// 3 places of the tape uniformly, the steps drawn ahead too. 3,000 presses: 1,500 pairs of
-/// places over 9 cells. Control: a queue whose looks restart their stream.
-#[test]
-fn a_shuffle_queue_draws_its_places_uniformly_with_steps_drawn_ahead() {
+/// A plain queue (`random` or not, of `window`) made by `sql`: 3,000 presses with looks between
+/// them; each pick's place tested in pairs of places (`pairs_of_places`), the queue's tape
+/// checked against the one its picks give. Control: a queue whose looks restart their stream.
+fn plain_queue_places(db: &str, sql: &str, random: bool, window: usize) {
     twice_if_failing(|| {
-        let mut client = database("dealcards_ahead_stats_shuffle")?;
-        let (queue, tape) = new_queue(
-            &mut client,
-            "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[])",
-        );
-        let start = Tape::new(tape, false, 3);
+        let mut client = database(db)?;
+        let (queue, tape) = new_queue(&mut client, sql);
+        let start = Tape::new(tape, random, window);
         let looks = checked_looks(3000);
         let played = listen(&mut client, queue, &looks);
         assert_eq!(
@@ -451,36 +447,34 @@ fn a_shuffle_queue_draws_its_places_uniformly_with_steps_drawn_ahead() {
         let bad = queue_whose_looks_restart_their_stream(&start, &looks);
         let caught = pairs_of_places(&start, &bad);
         assert!(!passes(&caught), "{caught:?}");
-        eprintln!("shuffle: {fair:?}; control: {caught:?}");
+        eprintln!("{db}: {fair:?}; control: {caught:?}");
         Some(fair)
     });
 }
 
+/// A plain shuffle queue of 6 tracks (window 3, the default): each pick takes one of the first
+/// 3 places of the tape uniformly, the steps drawn ahead too. 1,500 pairs of places over 9
+/// cells.
+#[test]
+fn a_shuffle_queue_draws_its_places_uniformly_with_steps_drawn_ahead() {
+    plain_queue_places(
+        "dealcards_ahead_stats_shuffle",
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[])",
+        false,
+        3,
+    );
+}
+
 /// A random queue of 6 tracks, window 2: each pick takes one of the 4 tracks not among the last
-/// 2 played, uniformly by its place, the steps drawn ahead too. 3,000 presses: 1,499 pairs over
-/// 16 cells. Control: a queue whose looks restart their stream.
+/// 2 played, uniformly by its place, the steps drawn ahead too. 1,499 pairs over 16 cells.
 #[test]
 fn a_random_queue_picks_uniformly_outside_its_window_with_steps_drawn_ahead() {
-    twice_if_failing(|| {
-        let mut client = database("dealcards_ahead_stats_random")?;
-        let (queue, tape) = new_queue(
-            &mut client,
-            "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'random', 2)",
-        );
-        let start = Tape::new(tape, true, 2);
-        let looks = checked_looks(3000);
-        let played = listen(&mut client, queue, &looks);
-        assert_eq!(
-            picks(&start, &played).1.tracks,
-            saved_tape(&mut client, queue)
-        );
-        let fair = pairs_of_places(&start, &played);
-        let bad = queue_whose_looks_restart_their_stream(&start, &looks);
-        let caught = pairs_of_places(&start, &bad);
-        assert!(!passes(&caught), "{caught:?}");
-        eprintln!("random: {fair:?}; control: {caught:?}");
-        Some(fair)
-    });
+    plain_queue_places(
+        "dealcards_ahead_stats_random",
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'random', 2)",
+        true,
+        2,
+    );
 }
 
 /// A weighted random queue of 5 tracks, track t of weight t, window 2: each pick is one of the 3

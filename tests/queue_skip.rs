@@ -11,16 +11,7 @@ mod server;
 use std::collections::HashSet;
 
 use postgres::Client;
-use server::queues::{new_queue, next};
-
-const SEED: &str =
-    "decode('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex')";
-
-fn database(name: &str) -> Client {
-    let mut client = server::fresh_database(name);
-    client.batch_execute("CREATE EXTENSION dealcards").unwrap();
-    client
-}
+use server::queues::{database, new_queue, next, SEED};
 
 fn skip(client: &mut Client, queue: i64) -> i64 {
     client
