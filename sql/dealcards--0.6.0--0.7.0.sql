@@ -307,7 +307,8 @@ BEGIN
             (12, 'shuffle_queue_skipped', 'queue_id', 'shuffle_queue'),
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
             (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
-            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue')
+            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue'),
+            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP
@@ -849,3 +850,28 @@ CREATE  FUNCTION "shuffle_queue_skip"(
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'shuffle_queue_skip_wrapper';
+
+-- ---------------------------------------------------------------------------------------------
+-- shuffle_queue_new_albums(items, albums, artists, seed): a queue of whole albums
+-- (docs/playlist.md). Its table and column, as in sql/install/playlist.sql.
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.shuffle_queue_album (
+    queue_id bigint NOT NULL,
+    album    bigint NOT NULL,
+    place    integer NOT NULL CONSTRAINT shuffle_queue_album_track_place_check CHECK (place >= 0),
+    track    bigint NOT NULL,
+    PRIMARY KEY (queue_id, album, place)
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_album', '');
+ALTER TABLE @extschema@.shuffle_queue ADD COLUMN album_place integer CONSTRAINT shuffle_queue_album_place_check CHECK (album_place >= 0);
+
+CREATE  FUNCTION "shuffle_queue_new_albums"(
+	"items" bigint[], /* :: std :: option :: Option < Array < i64 > > */
+	"albums" TEXT[], /* Option < TextArray > */
+	"artists" TEXT[] DEFAULT NULL, /* Option < TextArray > */
+	"seed" bytea DEFAULT NULL /* Option < & [u8] > */
+) RETURNS bigint /* i64 */
+VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_new_albums_wrapper';

@@ -46,6 +46,7 @@ pub fn raise(error: Error) -> ! {
         ErrorKind::NotFound => PgSqlErrorCode::ERRCODE_NO_DATA_FOUND,
         ErrorKind::NotReady => PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         ErrorKind::Entropy => PgSqlErrorCode::ERRCODE_SYSTEM_ERROR,
+        ErrorKind::NotSupported => PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
     };
     ereport!(ERROR, code, error.message);
 }

@@ -13,6 +13,7 @@
 //! several phases share is here.
 
 mod ahead;
+mod albums;
 mod create;
 mod edit;
 mod save;
@@ -218,6 +219,7 @@ mod tests {
              shuffle_queue_current(bigint):vtruer shuffle_queue_drop(bigint):vtrueu \
              shuffle_queue_forget(bigint):vtrueu shuffle_queue_jump(bigint,bigint):vtrueu \
              shuffle_queue_new(bigint[],text,integer,text[],text[],bigint,bytea,integer[],bigint):vfalseu \
+             shuffle_queue_new_albums(bigint[],text[],text[],bytea):vfalseu \
              shuffle_queue_next(bigint):vtrueu shuffle_queue_play_later(bigint,bigint[]):vtrueu \
              shuffle_queue_play_next(bigint,bigint[]):vtrueu shuffle_queue_prev(bigint):vtrueu \
              shuffle_queue_remove(bigint,bigint):vtrueu shuffle_queue_restore(jsonb):vtrueu \

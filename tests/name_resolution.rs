@@ -176,6 +176,31 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&weighted])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
+    // A queue of whole albums.
+    let albums: i64 = caller
+        .query_one(
+            "SELECT shuffle_queue_new_albums(ARRAY[1, 2, 3, 4, 5]::bigint[], \
+                                             '{p,p,q,r,r}', '{a,a,a,b,b}')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    for call in [
+        "SELECT shuffle_queue_next($1)",
+        "SELECT shuffle_queue_next($1)",
+        "SELECT count(*) FROM shuffle_queue_upcoming($1, 8)",
+        "SELECT shuffle_queue_next($1)",
+        "SELECT shuffle_queue_prev($1)",
+        "SELECT shuffle_queue_prev($1)",
+        "SELECT shuffle_queue_current($1)",
+        "SELECT shuffle_queue_up_next($1)",
+        "SELECT shuffle_queue_next($1)",
+        "SELECT shuffle_queue_drop($1)",
+    ] {
+        caller
+            .execute(call, &[&albums])
+            .unwrap_or_else(|e| panic!("{call} failed: {e}"));
+    }
     // A jump deep into a long history (two swaps): 80 tracks, window 2, 100 plays.
     let long: i64 = caller
         .query_one(

@@ -20,7 +20,7 @@ const MOST_BLOCKS: i64 = 400;
 const TRACKS: i64 = 20_000;
 
 /// The queue tables, analyzed with small queues in them and kept from autovacuum.
-const QUEUE_TABLES: [&str; 9] = [
+const QUEUE_TABLES: [&str; 10] = [
     "shuffle_queue",
     "shuffle_queue_track",
     "shuffle_queue_unit",
@@ -30,6 +30,7 @@ const QUEUE_TABLES: [&str; 9] = [
     "shuffle_queue_weight",
     "shuffle_queue_play",
     "shuffle_queue_ahead",
+    "shuffle_queue_album",
 ];
 
 /// A database whose statistics were taken with 20 small queues of every kind in it, each stepped
@@ -47,6 +48,12 @@ fn stale_database(name: &str) -> Client {
                     listener => CASE WHEN k % 5 = 0 THEN k END)
                FROM generate_series(1, 20) k;
              SELECT count(shuffle_queue_next(q)) FROM generate_series(1, 20) q, generate_series(1, 150);
+             SELECT count(shuffle_queue_next(q))
+               FROM (SELECT shuffle_queue_new_albums(
+                              ARRAY(SELECT (k * 100 + i)::bigint FROM generate_series(1, 50) i),
+                              ARRAY(SELECT 'album ' || (i / 5) FROM generate_series(1, 50) i),
+                              ARRAY(SELECT 'artist ' || (i / 15) FROM generate_series(1, 50) i)) AS q
+                       FROM generate_series(21, 25) k) queues, generate_series(1, 150);
              ANALYZE;",
         )
         .unwrap();
@@ -164,6 +171,61 @@ fn every_step_of_a_new_large_queue_reads_its_rows_by_key_under_stale_statistics(
     let read = steps(&mut client, &KINDS);
     assert_eq!(read.len(), KINDS.len() * 13);
     let over: Vec<&(String, i64)> = read.iter().filter(|(_, b)| *b > MOST_BLOCKS).collect();
+    assert!(
+        over.is_empty(),
+        "calls reading more than {MOST_BLOCKS} blocks: {over:?} (all: {read:?})"
+    );
+}
+
+/// A new queue of whole albums (20,000 tracks, albums of 10 by 500 artists): each of its calls
+/// reads its rows by key too, a look ahead across albums included.
+#[test]
+fn every_step_of_a_new_large_queue_of_albums_reads_its_rows_by_key_under_stale_statistics() {
+    let mut client = stale_database("dealcards_queue_plans_albums");
+    let make = |client: &mut Client, tracks: i64| -> i64 {
+        let sql = format!(
+            "SELECT shuffle_queue_new_albums(ARRAY(SELECT i::bigint FROM generate_series(1, {tracks}) i),
+                    ARRAY(SELECT 'album ' || (i / 10) FROM generate_series(1, {tracks}) i),
+                    ARRAY(SELECT 'artist ' || (i / 10 % 500) FROM generate_series(1, {tracks}) i))"
+        );
+        client.query_one(&sql, &[]).unwrap().get(0)
+    };
+    let calls = [
+        ("next", "shuffle_queue_next(Q)"),
+        (
+            "upcoming",
+            "(SELECT count(*) FROM shuffle_queue_upcoming(Q, 30))",
+        ),
+        ("next", "shuffle_queue_next(Q)"),
+        ("prev", "shuffle_queue_prev(Q)"),
+        ("prev", "shuffle_queue_prev(Q)"),
+        ("current", "shuffle_queue_current(Q)"),
+        ("next", "shuffle_queue_next(Q)"),
+        (
+            "upcoming",
+            "(SELECT count(*) FROM shuffle_queue_upcoming(Q, 20, 40))",
+        ),
+    ];
+    let small = make(&mut client, 20);
+    for (_, call) in calls {
+        let call = call.replace('Q', &small.to_string());
+        client.batch_execute(&format!("SELECT {call}")).unwrap();
+    }
+    let queue = make(&mut client, TRACKS);
+    let mut read = Vec::new();
+    // Twice through: the second time each next ends an album or plays one drawn ahead.
+    for _ in 0..2 {
+        for (name, call) in calls {
+            let call = call.replace('Q', &queue.to_string());
+            read.push((name, blocks(&mut client, &call)));
+        }
+        for _ in 0..9 {
+            client
+                .batch_execute(&format!("SELECT shuffle_queue_next({queue})"))
+                .unwrap();
+        }
+    }
+    let over: Vec<&(&str, i64)> = read.iter().filter(|(_, b)| *b > MOST_BLOCKS).collect();
     assert!(
         over.is_empty(),
         "calls reading more than {MOST_BLOCKS} blocks: {over:?} (all: {read:?})"

@@ -403,7 +403,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 72] = [
+    let calls: [(&str, &str); 73] = [
         ("card_label", "SELECT card_label(53) = 'BJ'"),
         ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
         ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
@@ -519,6 +519,8 @@ fn every_function_works(client: &mut Client, queue: i64) {
         ("shuffle_queue_upcoming", "SELECT (SELECT track FROM shuffle_queue_upcoming($1, 3) WHERE place = 1) = shuffle_queue_next($1)"),
         // Since 0.7.0: a skip that does not count: the next track plays.
         ("shuffle_queue_skip", "SELECT shuffle_queue_skip($1) IS NOT NULL"),
+        // Since 0.7.0: a queue of whole albums: its first album's tracks play in their order.
+        ("shuffle_queue_new_albums", "SELECT played IN ('{1,2,3}', '{3,1,2}') FROM (SELECT array_agg(shuffle_queue_next(id) ORDER BY g) AS played FROM (SELECT shuffle_queue_new_albums('{1,2,3}', '{a,a,b}', '{x,x,y}') AS id) q, generate_series(1, 3) g) s"),
     ];
     let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.

@@ -46,7 +46,8 @@ BEGIN
             (12, 'shuffle_queue_skipped', 'queue_id', 'shuffle_queue'),
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
             (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
-            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue')
+            (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue'),
+            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP

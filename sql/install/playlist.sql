@@ -50,6 +50,10 @@ CREATE TABLE @extschema@.shuffle_queue (
     -- byte"): 2, a Next that replays is not an operation (queues made from 0.7.0 on); NULL,
     -- rule 1, every Next is one (queues made before, and those restored from their states).
     seed_rule   smallint DEFAULT 2 CHECK (seed_rule = 2),
+    -- A queue of whole albums (shuffle_queue_new_albums): the place in the album playing of
+    -- the track playing (0 before the first Next); NULL for the other queues. Its spread queue's
+    -- tracks are album numbers, whose tracks are in shuffle_queue_album.
+    album_place integer CONSTRAINT shuffle_queue_album_place_check CHECK (album_place >= 0),
     CONSTRAINT shuffle_queue_listener_plays_check CHECK ((listener IS NULL) = (plays IS NULL)),
     CONSTRAINT shuffle_queue_seed_draws_check CHECK ((seed IS NULL) = (draws IS NULL))
 ) WITH (fillfactor = 50); -- room for the update of every step to stay on its page (HOT)
@@ -158,6 +162,15 @@ CREATE TABLE @extschema@.shuffle_queue_ahead (
     PRIMARY KEY (queue_id, step)
 );
 
+-- A queue of whole albums: each album's tracks, in the order they play (place 0 first).
+CREATE TABLE @extschema@.shuffle_queue_album (
+    queue_id bigint NOT NULL,
+    album    bigint NOT NULL,
+    place    integer NOT NULL CONSTRAINT shuffle_queue_album_track_place_check CHECK (place >= 0),
+    track    bigint NOT NULL,
+    PRIMARY KEY (queue_id, album, place)
+);
+
 -- What queues played for their listeners: a ring of 1000 slots per queue, kept when the queue
 -- is dropped (a listener's recent plays, across all of their queues), trimmed to a listener's
 -- 1000 most recent when a queue is made for them, and forgotten by shuffle_queue_forget.
@@ -181,4 +194,5 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_up_next', 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_skipped', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_weight', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_ahead', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_album', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.shuffle_queue_play', '');

@@ -11,6 +11,7 @@ use dealcards_core::playlist::groups::Groups;
 use dealcards_core::playlist::{operation_stream, Tape};
 use dealcards_core::scratch::Claim;
 
+use super::albums::album_upcoming;
 use super::store::{live, Layout, QueueStore, State};
 
 /// The most tracks a look-ahead reaches (`offset + n`).
@@ -67,8 +68,12 @@ fn shuffle_queue_upcoming(
                  UPDATE adds the table that keeps the tracks drawn ahead",
             ));
         }
-        let state = store.load(true);
+        store.albums = true;
+        let mut state = store.load(true);
         store.keeps_ahead = true;
+        if store.extra.album_place.is_some() {
+            return album_upcoming(&mut store, &mut state, offset as usize, wanted as usize);
+        }
         upcoming(&mut store, &state, offset as usize, wanted as usize)
     });
     let rows: Vec<_> = tracks
@@ -82,7 +87,7 @@ fn shuffle_queue_upcoming(
 /// The tracks Next will play at places `offset + 1 ..= wanted`, with where each comes from;
 /// the steps not drawn yet are drawn and stored. Only the steps shown are read when they are
 /// all drawn already.
-fn upcoming(
+pub(super) fn upcoming(
     store: &mut QueueStore,
     state: &State,
     offset: usize,

@@ -52,7 +52,7 @@ fn checked_weights(weights: &Array<i32>, n: usize, mode: Mode, grouped: bool) ->
 }
 
 /// A seed argument: exactly 32 bytes.
-fn seed_of(seed: Option<&[u8]>) -> Option<[u8; 32]> {
+pub(super) fn seed_of(seed: Option<&[u8]>) -> Option<[u8; 32]> {
     seed.map(|bytes| {
         bytes.try_into().unwrap_or_else(|_| {
             raise(Error::invalid(format!(
@@ -64,7 +64,7 @@ fn seed_of(seed: Option<&[u8]>) -> Option<[u8; 32]> {
 }
 
 /// Copies the items into `tracks` and checks them: no NULL, none twice.
-fn checked_items(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
+pub(super) fn checked_items(tracks: &mut [i64], items: &Array<i64>) -> Result<(), Error> {
     for (i, (slot, item)) in tracks.iter_mut().zip(items.iter()).enumerate() {
         *slot = item.ok_or_else(|| {
             Error::invalid(format!(
@@ -98,7 +98,7 @@ fn starting_tape(
     }
 }
 
-fn items_or_raise<'a>(items: Option<Array<'a, i64>>) -> Array<'a, i64> {
+pub(super) fn items_or_raise<'a>(items: Option<Array<'a, i64>>) -> Array<'a, i64> {
     items.unwrap_or_else(|| raise(Error::invalid("items must not be NULL")))
 }
 
@@ -160,7 +160,7 @@ fn create_plain(
 /// What identifies a group: its value's bytes, or the position of a NULL (each NULL group is a
 /// group of its own).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum GroupKey<'a> {
+pub(super) enum GroupKey<'a> {
     Value(&'a [u8]),
     Null(usize),
 }
@@ -172,7 +172,7 @@ fn key_of<'a>(values: &'a TextArray, i: usize) -> GroupKey<'a> {
     }
 }
 
-fn same_length(n: usize, values: &TextArray, what: &str) {
+pub(super) fn same_length(n: usize, values: &TextArray, what: &str) {
     if values.len() != n {
         raise(Error::invalid(format!(
             "items and {what} must have the same length: {n} items, {} {what}",
@@ -228,9 +228,14 @@ fn create_spread(
         None => live(create),
     });
     drop((group, pairs));
-    insert_spread(
-        schema, &created, &tracks, count, groups, subgroups, seed, listener,
-    )
+    // Each unit's name: the group, or subgroup, of its first item.
+    let names = (created.first_item.iter().enumerate())
+        .map(|(u, &item)| {
+            let labels = if u < count { Some(groups) } else { subgroups };
+            labels.and_then(|l| l.get(item)).map(<[u8]>::to_vec)
+        })
+        .collect();
+    insert_spread(schema, &created, &tracks, names, seed, listener)
 }
 
 /// Which items a listener's recent plays hold back (out of the first pass).
@@ -240,17 +245,13 @@ fn held_items(recent: &[i64], tracks: &[i64]) -> Vec<bool> {
     tracks.iter().map(|t| held_tracks.contains(t)).collect()
 }
 
-/// The rows of a new spread queue: its row, its units (named by the groups and subgroups of
-/// their first items; `count` units are groups, the others subgroups), and its tracks by slot.
-/// Returns its id.
-#[allow(clippy::too_many_arguments)]
-fn insert_spread(
+/// The rows of a new spread queue: its row, its units (with their names, in the order of
+/// `created.units`), and its tracks by slot (`tracks[i]` is item i's). Returns its id.
+pub(super) fn insert_spread(
     schema: &ExtensionSchema,
     created: &groups::Created,
     tracks: &[i64],
-    count: usize,
-    groups: &TextArray,
-    subgroups: Option<&TextArray>,
+    names: Vec<Option<Vec<u8>>>,
     seed: Option<&[u8; 32]>,
     listener: Option<i64>,
 ) -> i64 {
@@ -265,13 +266,6 @@ fn insert_spread(
             member_tracks.push(tracks[item]);
         }
     }
-    // Each unit's name: the group, or subgroup, of its first item.
-    let names: Vec<Option<Vec<u8>>> = (created.first_item.iter().enumerate())
-        .map(|(u, &item)| {
-            let labels = if u < count { Some(groups) } else { subgroups };
-            labels.and_then(|l| l.get(item)).map(<[u8]>::to_vec)
-        })
-        .collect();
     Spi::connect_mut(|client| {
         let state = State::Spread(created.queue.clone());
         let queue_id = QueueStore::insert_queue(client, schema, "spread", None, &state, seed);

@@ -642,6 +642,7 @@ impl Format {
             plays,
             ahead_steps: 0,
             seed_rule: self.seed_rule.map(|r| r as i16),
+            album_place: None,
         })
     }
 

@@ -9,6 +9,7 @@ use dealcards_core::error::Error;
 use dealcards_core::playlist::ahead::Replay;
 use dealcards_core::playlist::Draw;
 
+use super::albums::{album_current, album_next, album_prev};
 use super::store::{live, QueueStore, State};
 use super::{check_in_shuffle, with_stream};
 
@@ -20,8 +21,12 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
+        store.albums = true;
         let mut state = store.load(true);
-        let track = next_of(&mut store, &mut state);
+        let track = match store.extra.album_place {
+            Some(_) => album_next(&mut store, &mut state),
+            None => next_of(&mut store, &mut state),
+        };
         store.store(&state);
         track
     })
@@ -105,7 +110,13 @@ fn shuffle_queue_prev(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Option
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
+        store.albums = true;
         let mut state = store.load(true);
+        if store.extra.album_place.is_some() {
+            let track = album_prev(&mut store, &mut state);
+            store.store(&state);
+            return track;
+        }
         // Going back keeps the steps drawn ahead: they play once the replays are over.
         store.keeps_ahead = true;
         let (before, track) = match &mut state {
@@ -131,7 +142,11 @@ fn shuffle_queue_current(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Opt
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
-        let state = store.load(false);
+        store.albums = true;
+        let mut state = store.load(false);
+        if store.extra.album_place.is_some() {
+            return album_current(&mut store, &mut state);
+        }
         match &state {
             State::Tape(queue) => queue.current(&mut store),
             State::Spread(queue) => queue.current(&mut store),
@@ -232,6 +247,7 @@ fn shuffle_queue_up_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> Vec
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
+        store.albums = true;
         store.load(false);
         if store.extra.up_next == 0 {
             return Vec::new();

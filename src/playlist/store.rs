@@ -25,6 +25,7 @@ use dealcards_core::playlist::{operation_stream, Queue, Tape};
 use dealcards_core::rng::Stream;
 
 mod ahead;
+mod albums;
 mod copies;
 mod plays;
 mod queue_row;
@@ -92,6 +93,9 @@ pub struct Extra {
     /// How a seeded queue numbers its operations: Some(2), a Next that replays is not one (the
     /// queues made from 0.7.0 on); None, every Next is one (rule 1, the queues made before).
     pub seed_rule: Option<i16>,
+    /// A queue of whole albums: the place of the track playing in the album playing (0 before
+    /// the first Next). None for the other queues.
+    pub album_place: Option<i32>,
 }
 
 impl Extra {
@@ -194,6 +198,9 @@ pub struct QueueStore<'a, 'conn> {
     /// Whether the caller keeps the steps drawn ahead (next, prev and upcoming do); any other
     /// change to the queue deletes them when it writes the queue's row.
     pub keeps_ahead: bool,
+    /// Whether the caller works on a queue of whole albums too (next, prev, current, upcoming
+    /// and the calls on the tracks up next do); the load refuses such a queue to the others.
+    pub albums: bool,
     /// The GUC nesting level under which the store's statements run with sequential scans off
     /// ([`QueueStore::new`]), undone when the store is dropped.
     guc_level: i32,
@@ -241,6 +248,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             found: None,
             first_ahead: None,
             keeps_ahead: false,
+            albums: false,
             guc_level,
         }
     }

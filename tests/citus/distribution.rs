@@ -49,7 +49,7 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 24] = [
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.
-const DISTRIBUTED_TABLES: [(&str, &str, &str); 15] = [
+const DISTRIBUTED_TABLES: [(&str, &str, &str); 16] = [
     ("fair_seed", "desk_id", "fair_seed"),
     ("desk", "desk_id", "fair_seed"),
     ("desk_player", "desk_id", "desk"),
@@ -65,6 +65,7 @@ const DISTRIBUTED_TABLES: [(&str, &str, &str); 15] = [
     ("shuffle_queue_weight", "queue_id", "shuffle_queue"),
     ("shuffle_queue_play", "queue_id", "shuffle_queue"),
     ("shuffle_queue_ahead", "queue_id", "shuffle_queue"),
+    ("shuffle_queue_album", "queue_id", "shuffle_queue"),
 ];
 
 #[test]

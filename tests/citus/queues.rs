@@ -295,6 +295,88 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
     );
 }
 
+/// A queue of whole albums on the cluster: its album rows are on the worker holding its shard,
+/// next, prev, current and upcoming are each one single-shard transaction there, and the tracks
+/// shown play, album by album.
+#[test]
+fn a_queue_of_albums_steps_in_single_shard_transactions() {
+    let mut c = distributed();
+    let _topology = same_topology();
+    let queue: i64 = c
+        .query_one(
+            "SELECT shuffle_queue_new_albums(ARRAY(SELECT generate_series(1, 30)::bigint),
+                                             ARRAY(SELECT (i / 3)::text FROM generate_series(1, 30) i),
+                                             ARRAY(SELECT (i / 9)::text FROM generate_series(1, 30) i))",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let workers = active_workers(&mut c);
+    let on = holder(&mut c, "shuffle_queue", queue);
+    assert_eq!(holder(&mut c, "shuffle_queue_album", queue), on);
+    let (mut traced, notices) = traced_coordinator();
+    for (sql, call) in [
+        (
+            format!("SELECT shuffle_queue_next({queue})"),
+            "shuffle_queue_next(",
+        ),
+        (
+            format!("SELECT count(*) FROM shuffle_queue_upcoming({queue}, 12)"),
+            "shuffle_queue_upcoming(",
+        ),
+        (
+            format!("SELECT shuffle_queue_next({queue})"),
+            "shuffle_queue_next(",
+        ),
+        (
+            format!("SELECT shuffle_queue_prev({queue})"),
+            "shuffle_queue_prev(",
+        ),
+        (
+            format!("SELECT shuffle_queue_current({queue})"),
+            "shuffle_queue_current(",
+        ),
+    ] {
+        check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
+    }
+    let shown: Vec<i64> = c
+        .query(
+            &format!("SELECT track FROM shuffle_queue_upcoming({queue}, 30) ORDER BY place"),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let played: Vec<i64> = (0..30)
+        .map(|_| {
+            c.query_one(&format!("SELECT shuffle_queue_next({queue})"), &[])
+                .unwrap()
+                .get(0)
+        })
+        .collect();
+    assert_eq!(played, shown);
+    // Each album's tracks (i / 3) follow each other in order once an album starts.
+    let starts: Vec<usize> = (0..30)
+        .filter(|&i| played[i] % 3 == 0 || played[i] == 1)
+        .collect();
+    for &s in &starts {
+        let album = played[s] / 3;
+        let tracks: Vec<i64> = (1..=30).filter(|t| t / 3 == album).collect();
+        let end = (s + tracks.len()).min(30);
+        assert_eq!(played[s..end], tracks[..end - s], "{played:?}");
+    }
+    c.batch_execute(&format!("SELECT shuffle_queue_drop({queue})"))
+        .unwrap();
+    assert_eq!(
+        count(
+            &mut c,
+            &format!("SELECT count(*) FROM shuffle_queue_album WHERE queue_id = {queue}")
+        ),
+        0
+    );
+}
+
 /// Random play with weights on the cluster: each weighted pick, and adding a track with its
 /// weight, is one single-shard transaction on the queue's worker.
 #[test]

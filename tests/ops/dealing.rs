@@ -127,6 +127,20 @@ pub fn populate(client: &mut Client) {
         client,
         "SELECT shuffle_queue_new(ARRAY[1, 2, 3]::bigint[], 'random', weights => ARRAY[1, 2, 3])",
     );
+    // A queue of whole albums, in the middle of an album, with albums drawn ahead.
+    let albums = value(
+        client,
+        "SELECT shuffle_queue_new_albums(ARRAY(SELECT generate_series(1, 12)::bigint),
+                ARRAY(SELECT 'album ' || g / 3 FROM generate_series(1, 12) g),
+                ARRAY(SELECT 'artist ' || g / 6 FROM generate_series(1, 12) g))",
+    );
+    for _ in 0..4 {
+        value(client, &format!("SELECT shuffle_queue_next({albums})"));
+    }
+    value(
+        client,
+        &format!("SELECT count(*) FROM shuffle_queue_upcoming({albums}, 6)"),
+    );
 }
 
 /// The extension's tables and sequences, schema-qualified, with their relkind ('r' or 'S').

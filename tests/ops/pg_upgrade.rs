@@ -110,6 +110,7 @@ const WRITERS: &[&str] = &[
     "shuffle_queue_remove",
     "shuffle_queue_drop",
     "shuffle_queue_new",
+    "shuffle_queue_new_albums",
     "shuffle_queue_play_next",
     "shuffle_queue_play_later",
     "shuffle_queue_clear_up_next",
@@ -337,6 +338,25 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         "t"
     );
     assert_ne!(value(&mut client, "SELECT shuffle_queue_forget(7)"), "0");
+    // The queue of albums (5) plays the tracks it showed before the upgrade; a new one plays.
+    let promised = value(
+        &mut client,
+        "SELECT array_agg(track ORDER BY place)::text FROM shuffle_queue_upcoming(5, 6)",
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT array_agg(shuffle_queue_next(5) ORDER BY g)::text FROM generate_series(1, 6) g"
+        ),
+        promised
+    );
+    assert_eq!(
+        value(
+            &mut client,
+            "SELECT shuffle_queue_next(shuffle_queue_new_albums(ARRAY[7, 8]::bigint[], ARRAY['a', 'a']))"
+        ),
+        "7"
+    );
     assert_eq!(
         value(
             &mut client,

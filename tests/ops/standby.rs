@@ -14,7 +14,7 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 30] = [
+const READS: [(&str, &str); 31] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     (
@@ -66,6 +66,10 @@ const READS: [(&str, &str); 30] = [
         "SELECT shuffle_queue_save((SELECT max(queue_id) FROM shuffle_queue WHERE mode = 'spread'))",
     ),
     (
+        "shuffle_queue_current",
+        "SELECT shuffle_queue_current((SELECT max(queue_id) FROM shuffle_queue WHERE album_place IS NOT NULL))",
+    ),
+    (
         "sample_agg_seeded",
         "SELECT sample_agg_seeded(g, 3, decode(repeat('06', 32), 'hex')) FROM generate_series(1, 50) g",
     ),
@@ -88,7 +92,7 @@ const READS: [(&str, &str); 30] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 22] = [
+const WRITES: [(&str, &str); 23] = [
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
@@ -121,6 +125,10 @@ const WRITES: [(&str, &str); 22] = [
     (
         "shuffle_queue_new",
         "SELECT shuffle_queue_new(ARRAY[1, 2]::bigint[], groups => ARRAY['a', 'b'])",
+    ),
+    (
+        "shuffle_queue_new_albums",
+        "SELECT shuffle_queue_new_albums(ARRAY[1, 2]::bigint[], ARRAY['a', 'b'])",
     ),
     (
         "shuffle_queue_play_next",

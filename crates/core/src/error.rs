@@ -15,6 +15,8 @@ pub enum ErrorKind {
     NotReady,
     /// The operating system would not give us entropy (SQLSTATE 58000).
     Entropy,
+    /// The operation does not apply to this kind of object (SQLSTATE 0A000).
+    NotSupported,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

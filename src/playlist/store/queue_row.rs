@@ -47,9 +47,13 @@ macro_rules! load_sql {
 }
 const LOAD_0_5: &str = load_sql!("", "");
 const LOAD_0_5_FOR_UPDATE: &str = load_sql!("", " FOR UPDATE OF q");
-/// 0.7.0's columns: how many steps are drawn ahead, and the seeded queue's rule.
-const LOAD: &str = load_sql!(", q.ahead_steps, q.seed_rule", "");
-const LOAD_FOR_UPDATE: &str = load_sql!(", q.ahead_steps, q.seed_rule", " FOR UPDATE OF q");
+/// 0.7.0's columns: how many steps are drawn ahead, the seeded queue's rule, the place in the
+/// album of a queue of albums.
+const LOAD: &str = load_sql!(", q.ahead_steps, q.seed_rule, q.album_place", "");
+const LOAD_FOR_UPDATE: &str = load_sql!(
+    ", q.ahead_steps, q.seed_rule, q.album_place",
+    " FOR UPDATE OF q"
+);
 
 /// The units the load statement reads with a spread queue's row: the ids at
 /// `ahead_target[4]`, `ahead_target[6]`, `ahead_left[5]` (SQL's subscripts) and `last_group`,
@@ -60,6 +64,23 @@ fn prefetch_ids(top: &Lookahead, last_group: i64) -> Vec<i64> {
     ids.push(last_group);
     ids
 }
+
+/// A spread queue's row as a step leaves it; a queue of albums' with its place in the album.
+macro_rules! spread_update {
+    ($album:literal) => {
+        concat!(
+            "UPDATE @extschema@.shuffle_queue \
+                SET tracks = $2, front = $3, history = $4, behind = $5, \
+                    pass = $6, pass_left = $7, last_group = $8, next_unit = $9, \
+                    ahead_target = $10, ahead_left = $11, up_next = $12, draws = $13, \
+                    listener = $14, plays = $15",
+            $album,
+            " WHERE queue_id OPERATOR(pg_catalog.=) $1"
+        )
+    };
+}
+const SPREAD_UPDATE: &str = spread_update!("");
+const ALBUMS_UPDATE: &str = spread_update!(", album_place = $16");
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// Reads the queue's row, locking it when the caller will change the queue; raises P0002
@@ -103,6 +124,10 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         }
         if self.layout == Layout::Current {
             self.extra.seed_rule = row.value::<i16>("seed_rule");
+            self.extra.album_place = row.value::<i32>("album_place");
+            if self.extra.album_place.is_some() && !self.albums {
+                self.refuse_albums();
+            }
             self.load_ahead(row.value::<i32>("ahead_steps"), lock);
         }
         if mode == "spread" {
@@ -203,31 +228,31 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             }
             State::Spread(queue) => {
                 let (ahead_target, ahead_left) = encode_lookahead(&queue.top);
-                self.run(
-                    "UPDATE @extschema@.shuffle_queue \
-                        SET tracks = $2, front = $3, history = $4, behind = $5, \
-                            pass = $6, pass_left = $7, last_group = $8, next_unit = $9, \
-                            ahead_target = $10, ahead_left = $11, up_next = $12, draws = $13, \
-                            listener = $14, plays = $15 \
-                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
-                    &[
-                        self.queue_id.into(),
-                        (queue.tracks as i64).into(),
-                        queue.front.into(),
-                        (queue.history as i64).into(),
-                        (queue.behind as i64).into(),
-                        queue.pass.into(),
-                        (queue.pass_left as i64).into(),
-                        queue.last_group.into(),
-                        queue.next_unit.into(),
-                        ahead_target.into(),
-                        ahead_left.into(),
-                        self.up_next_column(),
-                        self.draws_column(),
-                        self.extra.listener.into(),
-                        self.plays_column(),
-                    ],
-                );
+                let mut args = vec![
+                    self.queue_id.into(),
+                    (queue.tracks as i64).into(),
+                    queue.front.into(),
+                    (queue.history as i64).into(),
+                    (queue.behind as i64).into(),
+                    queue.pass.into(),
+                    (queue.pass_left as i64).into(),
+                    queue.last_group.into(),
+                    queue.next_unit.into(),
+                    ahead_target.into(),
+                    ahead_left.into(),
+                    self.up_next_column(),
+                    self.draws_column(),
+                    self.extra.listener.into(),
+                    self.plays_column(),
+                ];
+                let sql = match self.extra.album_place {
+                    None => SPREAD_UPDATE,
+                    Some(place) => {
+                        args.push(place.into());
+                        ALBUMS_UPDATE
+                    }
+                };
+                self.run(sql, &args);
             }
         }
     }
@@ -368,6 +393,11 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             if self.layout == Layout::Current {
                 self.run_ids(
                     "DELETE FROM @extschema@.shuffle_queue_ahead \
+                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
+                    &[],
+                );
+                self.run_ids(
+                    "DELETE FROM @extschema@.shuffle_queue_album \
                       WHERE queue_id OPERATOR(pg_catalog.=) $1",
                     &[],
                 );
