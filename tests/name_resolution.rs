@@ -195,6 +195,7 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
         "SELECT shuffle_queue_current($1)",
         "SELECT shuffle_queue_up_next($1)",
         "SELECT shuffle_queue_next($1)",
+        "SELECT shuffle_queue_drop(shuffle_queue_restore(shuffle_queue_save($1)))",
         "SELECT shuffle_queue_drop($1)",
     ] {
         caller

@@ -29,30 +29,10 @@ use dealcards_core::rng::Stream;
 use dealcards_fairness::stats::{self, ChiSquare};
 use dealcards_fairness::{order_index, passes};
 use postgres::{Client, SimpleQueryMessage};
-
-/// The one major that runs the statistics (see above).
-const STATISTICS_MAJOR: i32 = 16;
+use server::queues::{statistics_database, twice_if_failing};
 
 /// Presses of Next sent in one round trip, each with the look ahead before it.
 const PRESSES_PER_ROUND_TRIP: usize = 100;
-
-/// A fresh database with the extension, on the major that runs the statistics; None on others.
-fn database(name: &str) -> Option<Client> {
-    let major: i32 = server::connect()
-        .query_one(
-            "SELECT current_setting('server_version_num')::int / 10000",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    if major != STATISTICS_MAJOR {
-        eprintln!("{name}: the statistics run on PostgreSQL {STATISTICS_MAJOR}, not {major}");
-        return None;
-    }
-    let mut client = server::fresh_database(name);
-    client.batch_execute("CREATE EXTENSION dealcards").unwrap();
-    Some(client)
-}
 
 /// The rows of each statement of `sql`, as text: the simple query protocol runs the statements
 /// one after the other, in order, and ends each one's rows with its CommandComplete.
@@ -404,22 +384,6 @@ fn queue_whose_looks_forget_the_weights(
         .collect()
 }
 
-/// Runs a test's sample, and a second, fresh one only when the first's statistic fails: a fair
-/// queue then fails a test only when two independent samples do (about once in 10^8 runs), and
-/// a bad one, far below the level, fails both. `sample` returns None on a major that does not
-/// run the statistics.
-fn twice_if_failing(mut sample: impl FnMut() -> Option<ChiSquare>) {
-    let Some(first) = sample() else {
-        return;
-    };
-    if passes(&first) {
-        return;
-    }
-    eprintln!("the first sample failed ({first:?}): a second, fresh one decides");
-    let second = sample().expect("the second sample runs on the same major");
-    assert!(passes(&second), "two samples failed: {first:?}, {second:?}");
-}
-
 /// The looks before `presses` presses, checked to make most presses play a step drawn ahead.
 fn checked_looks(presses: usize) -> Vec<Option<Look>> {
     let looks = looks(presses);
@@ -434,7 +398,7 @@ fn checked_looks(presses: usize) -> Vec<Option<Look>> {
 /// checked against the one its picks give. Control: a queue whose looks restart their stream.
 fn plain_queue_places(db: &str, sql: &str, random: bool, window: usize) {
     twice_if_failing(|| {
-        let mut client = database(db)?;
+        let mut client = statistics_database(db)?;
         let (queue, tape) = new_queue(&mut client, sql);
         let start = Tape::new(tape, random, window);
         let looks = checked_looks(3000);
@@ -484,7 +448,7 @@ fn a_random_queue_picks_uniformly_outside_its_window_with_steps_drawn_ahead() {
 #[test]
 fn a_weighted_queue_picks_by_weight_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let mut client = database("dealcards_ahead_stats_weighted")?;
+        let mut client = statistics_database("dealcards_ahead_stats_weighted")?;
         let (queue, tape) = new_queue(
             &mut client,
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5]::bigint[], 'random', 2,
@@ -571,7 +535,7 @@ fn passes_with_a_drawn_never_top(played: &[i64]) -> Vec<i64> {
 #[test]
 fn a_spread_queue_orders_each_group_uniformly_with_steps_drawn_ahead() {
     twice_if_failing(|| {
-        let mut client = database("dealcards_ahead_stats_spread")?;
+        let mut client = statistics_database("dealcards_ahead_stats_spread")?;
         let groups: Vec<String> = SPREAD_GROUPS.iter().map(|g| format!("'{g}'")).collect();
         let sql = format!(
         "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::bigint[], groups => ARRAY[{}])",
@@ -609,7 +573,7 @@ const OPENING_GROUPS: [&str; 10] = ["A", "A", "A", "A", "B", "B", "B", "C", "C",
 #[test]
 fn a_new_spread_queue_opens_uniformly_with_its_first_step_drawn_ahead() {
     twice_if_failing(|| {
-        let mut client = database("dealcards_ahead_stats_opening")?;
+        let mut client = statistics_database("dealcards_ahead_stats_opening")?;
         let queues = 2000;
         let groups: Vec<String> = OPENING_GROUPS.iter().map(|g| format!("'{g}'")).collect();
         client

@@ -295,7 +295,6 @@ fn what_does_not_apply_is_refused_and_changes_nothing() {
         "SELECT shuffle_queue_play_next($1, ARRAY[101]::bigint[])",
         "SELECT shuffle_queue_play_later($1, ARRAY[101]::bigint[])",
         "SELECT shuffle_queue_clear_up_next($1)",
-        "SELECT shuffle_queue_save($1)",
     ];
     for call in calls {
         let err = client.query(call, &[&queue]).unwrap_err();
@@ -417,4 +416,76 @@ fn a_seeded_queue_of_albums_plays_as_a_seeded_spread_queue() {
     }
     assert_eq!(by_queue[&quiet], by_queue[&looked]);
     assert_eq!(albums_played(&by_queue[&quiet]), expected);
+}
+
+fn saved(client: &mut Client, queue: i64) -> serde_json::Value {
+    let text: String = client
+        .query_one("SELECT shuffle_queue_save($1)::text", &[&queue])
+        .unwrap()
+        .get(0);
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A saved queue of albums, restored, is the same queue: its state saved again is the same, and
+/// it plays the tracks the saved one promised, mid-album and after Previous. States that no
+/// queue of albums reaches are refused with 22023, no queue made.
+#[test]
+fn a_saved_queue_of_albums_restores_with_its_promise() {
+    let mut client = database("dealcards_queue_albums_saved");
+    let queue = new_queue(&mut client, &albums_queue_sql(""));
+    for _ in 0..9 {
+        next(&mut client, queue);
+    }
+    prev(&mut client, queue);
+    let promised = tracks_of(&upcoming(&mut client, queue, 20, 0));
+    let playing = current(&mut client, queue);
+    let state = saved(&mut client, queue);
+    let restored: i64 = client
+        .query_one(
+            "SELECT shuffle_queue_restore($1::text::jsonb)",
+            &[&state.to_string()],
+        )
+        .unwrap()
+        .get(0);
+    let again = saved(&mut client, restored);
+    assert_eq!(again, state);
+    assert_eq!(current(&mut client, restored), playing);
+    let played: Vec<i64> = (0..20).map(|_| next(&mut client, restored)).collect();
+    assert_eq!(played, promised);
+    let queues_before: i64 = client
+        .query_one("SELECT count(*) FROM shuffle_queue", &[])
+        .unwrap()
+        .get(0);
+    let tampered = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut bad = state.clone();
+        edit(&mut bad);
+        bad
+    };
+    let cases = [
+        tampered(&|s| s["albums"]["place"] = 7.into()),
+        tampered(&|s| s["albums"]["tracks"].as_array_mut().unwrap().truncate(5)),
+        tampered(&|s| s["albums"]["tracks"][0] = serde_json::json!([301])),
+        tampered(&|s| s["albums"]["tracks"][2] = serde_json::json!([])),
+        tampered(&|s| s["albums"]["tracks"] = 3.into()),
+        tampered(&|s| s["up_next"] = serde_json::json!([1])),
+    ];
+    for bad in cases {
+        let err = client
+            .query(
+                "SELECT shuffle_queue_restore($1::text::jsonb)",
+                &[&bad.to_string()],
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.code(),
+            Some(&SqlState::INVALID_PARAMETER_VALUE),
+            "{err:?}"
+        );
+        assert!(message_of(&err).starts_with("state is not one"), "{err:?}");
+    }
+    let queues_after: i64 = client
+        .query_one("SELECT count(*) FROM shuffle_queue", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(queues_after, queues_before);
 }

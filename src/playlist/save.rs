@@ -21,6 +21,7 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
         // Locked where the transaction may write, so that the rows read are those of one state
         // (docs/playlist.md: on a standby or in a READ ONLY transaction, REPEATABLE READ does
         // that).
+        store.albums = true;
         let state = store.load(crate::can_write());
         let extra = store.extra.clone();
         let tape = store.tape();
@@ -44,6 +45,10 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
             Vec::new()
         };
         let ahead = store.steps_ahead().into_iter().map(|s| s.ahead).collect();
+        let albums = match extra.album_place {
+            Some(_) => store.all_albums(),
+            None => Vec::new(),
+        };
         let saved = saved::Saved {
             state,
             extra,
@@ -53,6 +58,7 @@ fn shuffle_queue_save(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> JsonbR
             units,
             weights,
             ahead,
+            albums,
         };
         JsonbResult(saved.to_json())
     })
@@ -81,6 +87,13 @@ fn shuffle_queue_restore(state: JsonbArg, fcinfo: pg_sys::FunctionCallInfo) -> i
                 "state is not one shuffle_queue_save gives: {why}"
             )))
         });
+        if saved.extra.album_place.is_some() && Layout::of(&schema) != Layout::Current {
+            raise(Error::new(
+                ErrorKind::NotReady,
+                "the state is of a queue of albums, and the queue tables are those of an earlier \
+                 release: ALTER EXTENSION dealcards UPDATE",
+            ));
+        }
         let (mode, window) = match &saved.state {
             State::Tape(q) => (q.mode.name(), q.window.map(|w| w as i32)),
             State::Spread(_) => ("spread", None),
@@ -120,6 +133,9 @@ fn shuffle_queue_restore(state: JsonbArg, fcinfo: pg_sys::FunctionCallInfo) -> i
         if !saved.weights.is_empty() {
             let (tracks, weights) = saved.weights.iter().map(|&(t, w)| (t, w as i32)).unzip();
             store.insert_weights(tracks, weights);
+        }
+        if saved.extra.album_place.is_some() {
+            store.insert_saved_albums(&saved.albums);
         }
         store.extra = saved.extra.clone();
         store.store(&saved.state);

@@ -38,6 +38,9 @@ pub struct Saved {
     pub weights: Vec<(i64, i64)>,
     /// The steps of Next drawn ahead, in order.
     pub ahead: Vec<Ahead>,
+    /// A queue of whole albums' tracks, album k + 1's at index k (its place in the album is
+    /// `extra.album_place`); empty for the other queues.
+    pub albums: Vec<Vec<i64>>,
 }
 
 /// A saved state as its JSON has it.
@@ -91,6 +94,25 @@ struct Format {
         deserialize_with = "field_ahead"
     )]
     ahead: Option<Vec<AheadFormat>>,
+    /// A queue of whole albums: its albums' tracks and the place in the album playing; absent
+    /// for the other queues.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "field_albums"
+    )]
+    albums: Option<AlbumsFormat>,
+}
+
+/// A queue of whole albums' own fields: album k + 1's tracks at index k, in the order they play,
+/// and the place of the track playing in the album playing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlbumsFormat {
+    #[serde(deserialize_with = "albums_place")]
+    place: i64,
+    #[serde(deserialize_with = "albums_tracks")]
+    tracks: Vec<Vec<i64>>,
 }
 
 /// A step of Next drawn ahead: the track it plays, whether it is the first track up next, and
@@ -298,6 +320,9 @@ nested_readers! {
             .map(|step| object_of(step, "a step of \"ahead\"", "a step of \"ahead\": "))
             .collect::<Result<_, String>>()
     });
+    field_albums -> Option<AlbumsFormat> = nullable(|v: &Value| {
+        object_of(v, "\"albums\"", "\"albums\".")
+    });
     field_weights -> Option<WeightsFormat> = nullable(|v: &Value| {
         object_of(v, "\"weights\"", "\"weights\".")
     });
@@ -344,6 +369,20 @@ field_readers! {
         2 => Ok(2),
         _ => Err("is not 2".to_owned()),
     }), "\"seed_rule\"";
+    albums_place -> i64 = |v: &Value| {
+        count_value(v)?
+            .try_into()
+            .ok()
+            .filter(|&p: &i64| p <= i32::MAX as i64)
+            .ok_or_else(|| "is not a place".to_owned())
+    }, "\"albums\".\"place\"";
+    albums_tracks -> Vec<Vec<i64>> = |v: &Value| {
+        v.as_array()
+            .ok_or("is not an array")?
+            .iter()
+            .map(|album| integers_value(album).map_err(|_| "holds an entry that is not an array of tracks".to_owned()))
+            .collect()
+    }, "\"albums\".\"tracks\"";
     ahead_up_next -> bool = |v: &Value| v.as_bool().ok_or_else(|| "is not true or false".to_owned()),
         "a step's \"up_next\"";
     ahead_draws -> Vec<i64> = |v: &Value| {
@@ -468,6 +507,10 @@ impl Saved {
                     })
                     .collect()
             }),
+            albums: self.extra.album_place.map(|place| AlbumsFormat {
+                place: place as i64,
+                tracks: self.albums.clone(),
+            }),
         };
         serde_json::to_value(format).expect("a saved state is JSON")
     }
@@ -504,7 +547,8 @@ impl Saved {
             return Err("it is not a JSON object".into());
         }
         let format: Format = object_of(value, "it", "")?;
-        let extra = format.extra()?;
+        let mut extra = format.extra()?;
+        extra.album_place = format.albums.as_ref().map(|a| a.place as i32);
         let units: Vec<NamedUnit> = match &format.spread {
             Some(spread) => spread.groups.iter().map(GroupFormat::named_unit).collect(),
             None => Vec::new(),
@@ -529,8 +573,10 @@ impl Saved {
             units,
             weights,
             ahead,
+            albums: format.albums.map_or_else(Vec::new, |a| a.tracks),
         };
         saved.check_up_next_and_skipped()?;
+        saved.check_albums()?;
         saved.check_ahead()?;
         saved.check_weights()?;
         Ok(saved)
@@ -580,6 +626,50 @@ impl Saved {
                     "track {t} is skipped into no group of the last level"
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// A queue of whole albums: a spread queue of album numbers 1 to n (its tracks, in its
+    /// groups and its history), n albums of tracks none twice, nothing up next or skipped, no
+    /// weights nor listener, and the place in the album playing one of its tracks (0 before the
+    /// first Next).
+    fn check_albums(&self) -> Result<(), String> {
+        let Some(place) = self.extra.album_place else {
+            return Ok(());
+        };
+        let State::Spread(queue) = &self.state else {
+            return Err("\"albums\" are for a queue spread by group".into());
+        };
+        if !self.up_next.is_empty() || !self.skipped.is_empty() || self.extra.listener.is_some() {
+            return Err(
+                "a queue of albums has no tracks up next or skipped, and no listener".into(),
+            );
+        }
+        let n = self.albums.len() as i64;
+        let mut numbers: Vec<i64> = (self.units.iter())
+            .flat_map(|u| u.tracks.iter().copied())
+            .collect();
+        numbers.sort_unstable();
+        if numbers != (1..=n).collect::<Vec<_>>() || self.tape.iter().any(|&a| a < 1 || a > n) {
+            return Err(format!(
+                "its groups do not hold the album numbers 1 to {n} of its {n} albums"
+            ));
+        }
+        let mut tracks: Vec<i64> = self.albums.iter().flatten().copied().collect();
+        tracks.sort_unstable();
+        if self.albums.iter().any(Vec::is_empty) || tracks.windows(2).any(|w| w[0] == w[1]) {
+            return Err("\"albums\".\"tracks\" holds an empty album or a track twice".into());
+        }
+        let playing = queue.playing().map(|p| (p - queue.front) as usize);
+        let fits = match playing.and_then(|i| self.tape.get(i)) {
+            Some(&album) => (place as usize) < self.albums[album as usize - 1].len(),
+            None => place == 0,
+        };
+        if !fits {
+            return Err(format!(
+                "\"albums\".\"place\" {place} is not a place of the album playing"
+            ));
         }
         Ok(())
     }

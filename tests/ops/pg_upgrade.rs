@@ -275,9 +275,9 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
             &mut client,
             "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[])"
         ),
-        "5"
+        "6"
     );
-    rows(&mut client, "SELECT shuffle_queue_drop(5)");
+    rows(&mut client, "SELECT shuffle_queue_drop(6)");
     // The seeded queue spread by artist goes on as its saved state says: a copy restored
     // before the upgrade's new steps plays what the queue plays.
     let copy = value(

@@ -229,7 +229,7 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
             new_primary,
             "SELECT shuffle_queue_create(ARRAY[1, 2, 3]::bigint[])"
         ),
-        "5"
+        "6"
     );
     let next: i64 = value(new_primary, "SELECT shuffle_queue_next(1)")
         .parse()

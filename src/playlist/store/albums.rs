@@ -12,7 +12,7 @@ impl QueueStore<'_, '_> {
             ErrorKind::NotSupported,
             format!(
                 "shuffle queue {} plays whole albums: only shuffle_queue_next, _prev, _current, \
-                 _upcoming, _up_next and _drop apply to it",
+                 _upcoming, _up_next, _save and _drop apply to it",
                 self.queue_id
             ),
         ))
@@ -49,6 +49,36 @@ impl QueueStore<'_, '_> {
             &[self.queue_id.into(), album.into(), place.into()],
         );
         first_value(table)
+    }
+
+    /// Every album's tracks, album k + 1's at index k, for a saved state.
+    pub fn all_albums(&mut self) -> Vec<Vec<i64>> {
+        let table = self.run_ids(
+            "SELECT album, pg_catalog.array_agg(track ORDER BY place) AS tracks \
+               FROM @extschema@.shuffle_queue_album \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 GROUP BY album ORDER BY album",
+            &[],
+        );
+        let albums: Vec<(i64, Vec<i64>)> = table
+            .map(|row| (row.required("album"), row.required("tracks")))
+            .collect();
+        if let Some((k, _)) = (albums.iter().enumerate()).find(|(k, (a, _))| *a != *k as i64 + 1) {
+            self.missing(format!("album {}", k + 1));
+        }
+        albums.into_iter().map(|(_, tracks)| tracks).collect()
+    }
+
+    /// A restored queue of albums' tracks: album k + 1's at index k.
+    pub fn insert_saved_albums(&mut self, albums: &[Vec<i64>]) {
+        let (mut numbers, mut places, mut tracks) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, album) in albums.iter().enumerate() {
+            for (place, &track) in album.iter().enumerate() {
+                numbers.push(k as i64 + 1);
+                places.push(place as i32);
+                tracks.push(track);
+            }
+        }
+        self.insert_albums(numbers, places, tracks);
     }
 
     /// Writes the place in the album alone, after a step of the spread queue wrote the rest of
