@@ -352,34 +352,56 @@ fn undone_subtransactions_leave_the_promise_as_it_was() {
     assert_eq!(played, shown);
 }
 
-/// A statement rolled back leaves the promise as it was: a Next, a longer look-ahead, an edit.
+/// A statement rolled back leaves the promise as it was (and the listener's plays): a Next, a
+/// longer look-ahead, a skip that does not count, an edit; on a plain and a spread queue.
 #[test]
 fn a_rolled_back_statement_leaves_the_promise_as_it_was() {
     let name = "dealcards_queue_ahead_rollback";
     let mut client = database(name);
-    let queue = new_queue(
-        &mut client,
+    for sql in [
         "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint))",
-    );
-    let shown = tracks(&upcoming(&mut client, queue, 6, 0));
-    for undone in [
-        "SELECT shuffle_queue_next($1)",
-        "SELECT count(*) FROM shuffle_queue_upcoming($1, 30)",
-        "SELECT shuffle_queue_add($1, 100)",
-        "SELECT shuffle_queue_jump($1, 40)",
+        // A skip on a spread queue gives a turn back (dropping the steps) and forgets the play.
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint),
+                                  groups => ARRAY(SELECT 'a' || g % 5 FROM generate_series(1, 40) g),
+                                  listener => 9)",
     ] {
-        client.batch_execute("BEGIN").unwrap();
-        client.execute(undone, &[&queue]).unwrap();
-        client.batch_execute("ROLLBACK").unwrap();
-        assert_eq!(steps_kept(&mut client, queue), 6, "{undone}");
-        assert_eq!(
-            tracks(&upcoming(&mut client, queue, 6, 0)),
-            shown,
-            "{undone}"
-        );
+        let queue = new_queue(&mut client, sql);
+        next(&mut client, queue);
+        let shown = tracks(&upcoming(&mut client, queue, 6, 0));
+        let plays = |client: &mut Client| -> i64 {
+            client
+                .query_one("SELECT count(*) FROM shuffle_queue_play WHERE listener = 9", &[])
+                .unwrap()
+                .get(0)
+        };
+        let played_before = plays(&mut client);
+        for undone in [
+            "SELECT shuffle_queue_next($1)",
+            "SELECT count(*) FROM shuffle_queue_upcoming($1, 30)",
+            "SELECT shuffle_queue_skip($1)",
+            "SELECT shuffle_queue_add($1, 100)",
+            "SELECT shuffle_queue_jump($1, 40)",
+        ] {
+            let undone = match (undone, sql.contains("groups")) {
+                ("SELECT shuffle_queue_add($1, 100)", true) => {
+                    "SELECT shuffle_queue_add($1, 100, 'a1')"
+                }
+                _ => undone,
+            };
+            client.batch_execute("BEGIN").unwrap();
+            client.execute(undone, &[&queue]).unwrap();
+            client.batch_execute("ROLLBACK").unwrap();
+            assert_eq!(steps_kept(&mut client, queue), 6, "{undone}");
+            assert_eq!(
+                tracks(&upcoming(&mut client, queue, 6, 0)),
+                shown,
+                "{undone}"
+            );
+            assert_eq!(plays(&mut client), played_before, "{undone}");
+        }
+        let played: Vec<i64> = (0..6).map(|_| next(&mut client, queue)).collect();
+        assert_eq!(played, shown);
     }
-    let played: Vec<i64> = (0..6).map(|_| next(&mut client, queue)).collect();
-    assert_eq!(played, shown);
 }
 
 /// Next and Previous keep the steps drawn ahead; every other change drops them, and the queue

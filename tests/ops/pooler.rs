@@ -225,6 +225,46 @@ fn work_through_pool(mode: &str) {
         pressed, shown,
         "the tracks a look-ahead through the pool showed"
     );
+    // A skip through the pool keeps the skipped track in the history for another client.
+    let skipped = value(
+        &mut client,
+        &format!("SELECT shuffle_queue_current({queue})"),
+    );
+    let after = value(
+        &mut bouncer.connect("pooled"),
+        &format!("SELECT shuffle_queue_skip({queue})"),
+    );
+    assert_ne!(after, skipped);
+    assert_eq!(
+        value(
+            &mut bouncer.connect("pooled"),
+            &format!("SELECT shuffle_queue_prev({queue})")
+        ),
+        skipped
+    );
+    // A queue of whole albums: what a look-ahead showed, other clients play.
+    let albums = value(
+        &mut client,
+        "SELECT shuffle_queue_new_albums(ARRAY(SELECT generate_series(1, 20)::bigint),
+                ARRAY(SELECT (g / 4)::text FROM generate_series(1, 20) g),
+                ARRAY(SELECT (g / 8)::text FROM generate_series(1, 20) g))",
+    );
+    let shown: Vec<String> = rows(
+        &mut client,
+        &format!("SELECT track FROM shuffle_queue_upcoming({albums}, 10) ORDER BY place"),
+    )
+    .iter()
+    .map(|r| r[0].clone().unwrap())
+    .collect();
+    let pressed: Vec<String> = (0..10)
+        .map(|_| {
+            value(
+                &mut bouncer.connect("pooled"),
+                &format!("SELECT shuffle_queue_next({albums})"),
+            )
+        })
+        .collect();
+    assert_eq!(pressed, shown, "a queue of albums through the pool");
     assert_eq!(
         value(
             &mut client,
