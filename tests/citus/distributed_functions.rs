@@ -11,7 +11,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 14] = [
+const NOT_DISTRIBUTED: [(&str, &str); 15] = [
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -20,6 +20,10 @@ const NOT_DISTRIBUTED: [(&str, &str); 14] = [
     (
         "shuffle_queue_new",
         "a new queue has no id to route by, as for shuffle_queue_create",
+    ),
+    (
+        "shuffle_queue_new_albums",
+        "a new queue of albums has no id to route by, as for shuffle_queue_create",
     ),
     (
         "shuffle_queue_restore",
