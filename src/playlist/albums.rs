@@ -125,11 +125,9 @@ pub(super) fn album_next(store: &mut QueueStore, state: &mut State) -> i64 {
             return track;
         }
     }
-    let album = next_of(store, state);
+    // Set first: the statement of the spread queue's step writes it with the row.
     store.extra.album_place = Some(0);
-    if store.row_written {
-        store.write_album_place();
-    }
+    let album = next_of(store, state);
     store.album_track_at(album, 0)
 }
 

@@ -62,6 +62,11 @@ pub(super) fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
     if store.extra.listener.is_some() {
         store.extra.plays += 1;
     }
+    // The step drawn ahead is taken now, so that the statement writing the queue's row writes
+    // the count with it (played_ahead deletes the step's row after the press).
+    if ahead.is_some() {
+        store.extra.ahead_steps -= 1;
+    }
     // A press of Next is the core's (Queue::step, SpreadQueue::step), the one a look-ahead runs.
     let heaviest = store.extra.weight_max;
     if replaying && !store.extra.replays_are_operations() {

@@ -87,10 +87,7 @@ impl QueueStore<'_, '_> {
     /// Writes the count of steps drawn ahead into the queue's row (NULL for none).
     fn count_ahead(&mut self, steps: i64) {
         self.extra.ahead_steps = steps;
-        let column = match steps {
-            0 => DatumWithOid::null::<i32>(),
-            n => (n as i32).into(),
-        };
+        let column = self.ahead_steps_column();
         self.run(
             "UPDATE @extschema@.shuffle_queue SET ahead_steps = $2 \
               WHERE queue_id OPERATOR(pg_catalog.=) $1",
@@ -138,7 +135,8 @@ impl QueueStore<'_, '_> {
         self.count_ahead(self.extra.ahead_steps + steps.len() as i64);
     }
 
-    /// Deletes the step that played.
+    /// Deletes the step that played. Next took it off the count already: the count is written
+    /// with the queue's row.
     pub fn played_ahead(&mut self, step: i64) {
         self.run_ids(
             "DELETE FROM @extschema@.shuffle_queue_ahead \
@@ -146,7 +144,6 @@ impl QueueStore<'_, '_> {
             &[step],
         );
         self.first_ahead = None;
-        self.count_ahead(self.extra.ahead_steps - 1);
     }
 
     /// A step drawn ahead that does not play its track from its draws, or names a track up next

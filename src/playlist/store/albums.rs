@@ -81,17 +81,6 @@ impl QueueStore<'_, '_> {
         self.insert_albums(numbers, places, tracks);
     }
 
-    /// Writes the place in the album alone, after a step of the spread queue wrote the rest of
-    /// the row in the statement that drew the album.
-    pub fn write_album_place(&mut self) {
-        let place = self.extra.album_place.expect("a queue of albums");
-        self.run(
-            "UPDATE @extschema@.shuffle_queue SET album_place = $2 \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1",
-            &[self.queue_id.into(), place.into()],
-        );
-    }
-
     /// The track at `place` of an album the queue plays, which has it.
     pub fn album_track_at(&mut self, album: i64, place: i32) -> i64 {
         self.album_track(album, place)

@@ -65,22 +65,37 @@ fn prefetch_ids(top: &Lookahead, last_group: i64) -> Vec<i64> {
     ids
 }
 
-/// A spread queue's row as a step leaves it; a queue of albums' with its place in the album.
+/// A spread queue's row as a step leaves it; from 0.7.0 on with the count of steps drawn ahead
+/// and a queue of albums' place in its album.
 macro_rules! spread_update {
-    ($album:literal) => {
+    ($row_0_7:literal) => {
         concat!(
             "UPDATE @extschema@.shuffle_queue \
                 SET tracks = $2, front = $3, history = $4, behind = $5, \
                     pass = $6, pass_left = $7, last_group = $8, next_unit = $9, \
                     ahead_target = $10, ahead_left = $11, up_next = $12, draws = $13, \
                     listener = $14, plays = $15",
-            $album,
+            $row_0_7,
             " WHERE queue_id OPERATOR(pg_catalog.=) $1"
         )
     };
 }
-const SPREAD_UPDATE: &str = spread_update!("");
-const ALBUMS_UPDATE: &str = spread_update!(", album_place = $16");
+const SPREAD_UPDATE_0_5: &str = spread_update!("");
+const SPREAD_UPDATE: &str = spread_update!(", ahead_steps = $16, album_place = $17");
+/// A plain queue's row, likewise.
+macro_rules! tape_update {
+    ($row_0_7:literal) => {
+        concat!(
+            "UPDATE @extschema@.shuffle_queue \
+                SET tracks = $2, front = $3, history = $4, behind = $5, up_next = $6, \
+                    draws = $7, weight_max = $8, listener = $9, plays = $10",
+            $row_0_7,
+            " WHERE queue_id OPERATOR(pg_catalog.=) $1"
+        )
+    };
+}
+const TAPE_UPDATE_0_5: &str = tape_update!("");
+const TAPE_UPDATE: &str = tape_update!(", ahead_steps = $11");
 
 impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// Reads the queue's row, locking it when the caller will change the queue; raises P0002
@@ -207,24 +222,25 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                 );
             }
             State::Tape(queue) => {
-                self.run(
-                    "UPDATE @extschema@.shuffle_queue \
-                        SET tracks = $2, front = $3, history = $4, behind = $5, up_next = $6, \
-                            draws = $7, weight_max = $8, listener = $9, plays = $10 \
-                      WHERE queue_id OPERATOR(pg_catalog.=) $1",
-                    &[
-                        self.queue_id.into(),
-                        (queue.tracks as i64).into(),
-                        queue.front.into(),
-                        (queue.history as i64).into(),
-                        (queue.behind as i64).into(),
-                        self.up_next_column(),
-                        self.draws_column(),
-                        self.extra.weight_max.map(|w| w as i32).into(),
-                        self.extra.listener.into(),
-                        self.plays_column(),
-                    ],
-                );
+                let mut args = vec![
+                    self.queue_id.into(),
+                    (queue.tracks as i64).into(),
+                    queue.front.into(),
+                    (queue.history as i64).into(),
+                    (queue.behind as i64).into(),
+                    self.up_next_column(),
+                    self.draws_column(),
+                    self.extra.weight_max.map(|w| w as i32).into(),
+                    self.extra.listener.into(),
+                    self.plays_column(),
+                ];
+                let sql = if self.layout == Layout::Current {
+                    args.push(self.ahead_steps_column());
+                    TAPE_UPDATE
+                } else {
+                    TAPE_UPDATE_0_5
+                };
+                self.run(sql, &args);
             }
             State::Spread(queue) => {
                 let (ahead_target, ahead_left) = encode_lookahead(&queue.top);
@@ -245,15 +261,23 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                     self.extra.listener.into(),
                     self.plays_column(),
                 ];
-                let sql = match self.extra.album_place {
-                    None => SPREAD_UPDATE,
-                    Some(place) => {
-                        args.push(place.into());
-                        ALBUMS_UPDATE
-                    }
+                let sql = if self.layout == Layout::Current {
+                    args.push(self.ahead_steps_column());
+                    args.push(self.extra.album_place.into());
+                    SPREAD_UPDATE
+                } else {
+                    SPREAD_UPDATE_0_5
                 };
                 self.run(sql, &args);
             }
+        }
+    }
+
+    /// The ahead_steps column: NULL for none.
+    pub(super) fn ahead_steps_column(&self) -> DatumWithOid<'static> {
+        match self.extra.ahead_steps {
+            0 => DatumWithOid::null::<i32>(),
+            n => (n as i32).into(),
         }
     }
 

@@ -11,7 +11,10 @@ use dealcards_core::playlist::groups::{LeftKey, TargetKey};
 /// reached by its whole key, one row per part (the scalar subqueries read the rows as the
 /// statement found them), so that no statistics, however stale, give it another plan.
 macro_rules! place_sql {
-    ($record:literal, $count:literal) => {
+    ($record:expr, $count:expr) => {
+        place_sql!($record, $count, "")
+    };
+    ($record:expr, $count:expr, $row:expr) => {
         concat!(
             "WITH moved_a AS ( \
                  UPDATE @extschema@.shuffle_queue_member m \
@@ -50,7 +53,9 @@ macro_rules! place_sql {
                  UPDATE @extschema@.shuffle_queue \
                     SET tracks = $25, front = $26, history = $27, behind = $28, pass = $29, \
                         pass_left = $30, last_group = $31, next_unit = $32, ahead_target = $33, \
-                        ahead_left = $34, up_next = $35, draws = $36, plays = $37 \
+                        ahead_left = $34, up_next = $35, draws = $36, plays = $37",
+            $row,
+            " \
                   WHERE queue_id OPERATOR(pg_catalog.=) $1 \
                  RETURNING queue_id)",
             $record,
@@ -398,24 +403,47 @@ impl Groups for QueueStore<'_, '_> {
         // one plan for every call.
         let (a, b) = (units[0], units[units.len() - 1]);
         let mut args = self.place_args(leaf, drawn, last, [a, b], queue);
-        const PLACE: &str = place_sql!("", "");
-        const PLACE_AND_RECORD: &str = place_sql!(
-            ", \
-             logged AS ( \
-                 UPDATE @extschema@.shuffle_queue_track \
-                    SET position = $38, track = (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) \
-                  WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $39 \
-                 RETURNING track)",
-            ", (SELECT pg_catalog.count(*) FROM logged) AS logged"
-        );
-        let sql = match forget {
-            Some(oldest) => {
-                args.push(position.into());
-                args.push(oldest.into());
-                PLACE_AND_RECORD
-            }
-            None => PLACE,
+        macro_rules! record {
+            () => {
+                ", \
+                 logged AS ( \
+                     UPDATE @extschema@.shuffle_queue_track \
+                        SET position = $38, track = (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) \
+                      WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $39 \
+                     RETURNING track)"
+            };
+        }
+        macro_rules! logged {
+            () => {
+                ", (SELECT pg_catalog.count(*) FROM logged) AS logged"
+            };
+        }
+        // 0.7.0's columns, written with the row: the steps drawn ahead and a queue of albums'
+        // place in its album ($40 and $41, after the record's $38 and $39, unused without it).
+        macro_rules! row_0_7 {
+            () => {
+                ", ahead_steps = $40, album_place = $41"
+            };
+        }
+        const PLACE_0_5: &str = place_sql!("", "");
+        const PLACE_AND_RECORD_0_5: &str = place_sql!(record!(), logged!());
+        const PLACE: &str = place_sql!("", "", row_0_7!());
+        const PLACE_AND_RECORD: &str = place_sql!(record!(), logged!(), row_0_7!());
+        let current = self.layout == Layout::Current;
+        let sql = match (forget, current) {
+            (Some(_), false) => PLACE_AND_RECORD_0_5,
+            (None, false) => PLACE_0_5,
+            (Some(_), true) => PLACE_AND_RECORD,
+            (None, true) => PLACE,
         };
+        if forget.is_some() || current {
+            args.push(position.into());
+            args.push(forget.unwrap_or(0).into());
+        }
+        if current {
+            args.push(self.ahead_steps_column());
+            args.push(self.extra.album_place.into());
+        }
         let table = self.run(sql, &args);
         let row = table.first();
         let track: Option<i64> = row.value("track");
