@@ -69,6 +69,36 @@ macro_rules! place_sql {
     };
 }
 
+/// The part of the step's statement that records the new play in the history when it is full
+/// (`$38`, the new position, takes the row of `$39`, the oldest), and its count.
+macro_rules! record {
+    () => {
+        ", \
+         logged AS ( \
+             UPDATE @extschema@.shuffle_queue_track \
+                SET position = $38, track = (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $39 \
+             RETURNING track)"
+    };
+}
+macro_rules! logged {
+    () => {
+        ", (SELECT pg_catalog.count(*) FROM logged) AS logged"
+    };
+}
+/// 0.7.0's columns, written with the row: the steps drawn ahead and a queue of albums' place
+/// in its album (`$40` and `$41`, after the record's `$38` and `$39`, unused without it).
+macro_rules! row_0_7 {
+    () => {
+        ", ahead_steps = $40, album_place = $41"
+    };
+}
+/// The step's statement on 0.5.0 and 0.6.0's tables, and on 0.7.0's; each with the record.
+const PLACE_0_5: &str = place_sql!("", "");
+const PLACE_AND_RECORD_0_5: &str = place_sql!(record!(), logged!());
+const PLACE: &str = place_sql!("", "", row_0_7!());
+const PLACE_AND_RECORD: &str = place_sql!(record!(), logged!(), row_0_7!());
+
 /// Reads one unit from a row of the unit table's statements.
 fn unit_of(row: &impl Columns) -> Unit {
     unit_named(row, |name| name.to_string())
@@ -403,32 +433,6 @@ impl Groups for QueueStore<'_, '_> {
         // one plan for every call.
         let (a, b) = (units[0], units[units.len() - 1]);
         let mut args = self.place_args(leaf, drawn, last, [a, b], queue);
-        macro_rules! record {
-            () => {
-                ", \
-                 logged AS ( \
-                     UPDATE @extschema@.shuffle_queue_track \
-                        SET position = $38, track = (SELECT track FROM moved WHERE slot OPERATOR(pg_catalog.=) $4) \
-                      WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $39 \
-                     RETURNING track)"
-            };
-        }
-        macro_rules! logged {
-            () => {
-                ", (SELECT pg_catalog.count(*) FROM logged) AS logged"
-            };
-        }
-        // 0.7.0's columns, written with the row: the steps drawn ahead and a queue of albums'
-        // place in its album ($40 and $41, after the record's $38 and $39, unused without it).
-        macro_rules! row_0_7 {
-            () => {
-                ", ahead_steps = $40, album_place = $41"
-            };
-        }
-        const PLACE_0_5: &str = place_sql!("", "");
-        const PLACE_AND_RECORD_0_5: &str = place_sql!(record!(), logged!());
-        const PLACE: &str = place_sql!("", "", row_0_7!());
-        const PLACE_AND_RECORD: &str = place_sql!(record!(), logged!(), row_0_7!());
         let current = self.layout == Layout::Current;
         let sql = match (forget, current) {
             (Some(_), false) => PLACE_AND_RECORD_0_5,
