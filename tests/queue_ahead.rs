@@ -6,7 +6,7 @@
 
 mod server;
 
-use server::queues::{database, new_queue, next, SEED};
+use server::queues::{database, new_queue, next, tracks, upcoming, SEED};
 
 use std::collections::HashSet;
 use std::thread;
@@ -15,23 +15,6 @@ use postgres::Client;
 
 fn connect(name: &str) -> Client {
     server::connect_as(name, &server::dsn_setting("user"))
-}
-
-/// The tracks of `shuffle_queue_upcoming(queue, n, offset)`, with their sources.
-fn upcoming(client: &mut Client, queue: i64, n: i32, offset: i32) -> Vec<(i64, String)> {
-    client
-        .query(
-            "SELECT track, source FROM shuffle_queue_upcoming($1, $2, $3) ORDER BY place",
-            &[&queue, &n, &offset],
-        )
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect()
-}
-
-fn tracks(list: &[(i64, String)]) -> Vec<i64> {
-    list.iter().map(|t| t.0).collect()
 }
 
 /// How many steps are kept drawn ahead; the queue's row counts as many.

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use postgres::error::SqlState;
 use postgres::Client;
-use server::queues::{database, new_queue, next, SEED};
+use server::queues::{current, database, new_queue, next, prev, tracks, upcoming, SEED};
 
 /// A small library, its tracks listed out of album order: track `t` is on album `t / 100`,
 /// at its place by `t % 100`.
@@ -58,44 +58,10 @@ fn albums_queue_sql(more: &str) -> String {
     )
 }
 
-fn prev(client: &mut Client, queue: i64) -> Option<i64> {
-    client
-        .query_one("SELECT shuffle_queue_prev($1)", &[&queue])
-        .unwrap()
-        .get(0)
-}
-
-fn current(client: &mut Client, queue: i64) -> Option<i64> {
-    client
-        .query_one("SELECT shuffle_queue_current($1)", &[&queue])
-        .unwrap()
-        .get(0)
-}
-
-fn upcoming(client: &mut Client, queue: i64, n: i32, offset: i32) -> Vec<(i64, String)> {
-    client
-        .query(
-            "SELECT place, track, source FROM shuffle_queue_upcoming($1, $2, $3) ORDER BY place",
-            &[&queue, &n, &offset],
-        )
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            assert_eq!(row.get::<_, i64>(0), offset as i64 + i as i64 + 1);
-            (row.get(1), row.get(2))
-        })
-        .collect()
-}
-
 fn message_of(err: &postgres::Error) -> String {
     err.as_db_error()
         .map(|e| e.message().to_string())
         .unwrap_or_default()
-}
-
-fn tracks_of(shown: &[(i64, String)]) -> Vec<i64> {
-    shown.iter().map(|(t, _)| *t).collect()
 }
 
 /// The albums a run of Next played, checking that each plays whole, from its first track, in
@@ -200,7 +166,7 @@ fn upcoming_is_kept_track_by_track() {
     let queue = new_queue(&mut client, &albums_queue_sql(""));
     let first = upcoming(&mut client, queue, 30, 0);
     assert!(first.iter().all(|(_, s)| s == "shuffle"), "{first:?}");
-    albums_played(&tracks_of(&first));
+    albums_played(&tracks(&first));
     for _ in 0..2 {
         next(&mut client, queue);
     }
@@ -212,14 +178,11 @@ fn upcoming_is_kept_track_by_track() {
     pages.extend(upcoming(&mut client, queue, 10, 15));
     assert_eq!(pages, shown);
     // The promise made before the first Next still holds, after going back.
-    let at = tracks_of(&first)
-        .iter()
-        .position(|&t| t == playing)
-        .unwrap();
+    let at = tracks(&first).iter().position(|&t| t == playing).unwrap();
     let kept = (30 - at - 1).min(shown.len());
     assert_eq!(
-        tracks_of(&shown)[..kept],
-        tracks_of(&first)[at + 1..at + 1 + kept]
+        tracks(&shown)[..kept],
+        tracks(&first)[at + 1..at + 1 + kept]
     );
     let sources: Vec<&str> = shown.iter().map(|(_, s)| s.as_str()).collect();
     let album_rest = album_tracks(playing / 100).len() - (playing % 100) as usize;
@@ -228,7 +191,7 @@ fn upcoming_is_kept_track_by_track() {
         .all(|&s| s == "album" || s == "replay"));
     assert!(sources.contains(&"shuffle"), "{shown:?}");
     let played: Vec<i64> = (0..25).map(|_| next(&mut other, queue)).collect();
-    assert_eq!(played, tracks_of(&shown));
+    assert_eq!(played, tracks(&shown));
 }
 
 /// A Next, or a look further ahead, rolled back (a transaction, a savepoint) leaves the queue
@@ -238,7 +201,7 @@ fn a_rolled_back_next_leaves_the_promise_as_it_was() {
     let mut client = database("dealcards_queue_albums_rollback");
     let queue = new_queue(&mut client, &albums_queue_sql(""));
     next(&mut client, queue);
-    let promised = tracks_of(&upcoming(&mut client, queue, 10, 0));
+    let promised = tracks(&upcoming(&mut client, queue, 10, 0));
     let playing = current(&mut client, queue);
     let mut transaction = client.transaction().unwrap();
     for _ in 0..12 {
@@ -437,7 +400,7 @@ fn a_saved_queue_of_albums_restores_with_its_promise() {
         next(&mut client, queue);
     }
     prev(&mut client, queue);
-    let promised = tracks_of(&upcoming(&mut client, queue, 20, 0));
+    let promised = tracks(&upcoming(&mut client, queue, 20, 0));
     let playing = current(&mut client, queue);
     let state = saved(&mut client, queue);
     let restored: i64 = client

@@ -11,18 +11,11 @@ mod server;
 use std::collections::HashSet;
 
 use postgres::Client;
-use server::queues::{database, new_queue, next, SEED};
+use server::queues::{database, new_queue, next, prev, SEED};
 
 fn skip(client: &mut Client, queue: i64) -> i64 {
     client
         .query_one("SELECT shuffle_queue_skip($1)", &[&queue])
-        .unwrap()
-        .get(0)
-}
-
-fn prev(client: &mut Client, queue: i64) -> Option<i64> {
-    client
-        .query_one("SELECT shuffle_queue_prev($1)", &[&queue])
         .unwrap()
         .get(0)
 }

@@ -29,6 +29,45 @@ pub fn next(client: &mut Client, queue: i64) -> i64 {
         .get(0)
 }
 
+/// One press of Previous: the track it plays (NULL before the first Next).
+pub fn prev(client: &mut Client, queue: i64) -> Option<i64> {
+    client
+        .query_one("SELECT shuffle_queue_prev($1)", &[&queue])
+        .unwrap()
+        .get(0)
+}
+
+/// The track playing (NULL before the first Next).
+pub fn current(client: &mut Client, queue: i64) -> Option<i64> {
+    client
+        .query_one("SELECT shuffle_queue_current($1)", &[&queue])
+        .unwrap()
+        .get(0)
+}
+
+/// The tracks of `shuffle_queue_upcoming(queue, n, offset)`, with their sources, checked to be
+/// numbered from place `offset + 1` on.
+pub fn upcoming(client: &mut Client, queue: i64, n: i32, offset: i32) -> Vec<(i64, String)> {
+    client
+        .query(
+            "SELECT place, track, source FROM shuffle_queue_upcoming($1, $2, $3) ORDER BY place",
+            &[&queue, &n, &offset],
+        )
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            assert_eq!(row.get::<_, i64>(0), offset as i64 + i as i64 + 1);
+            (row.get(1), row.get(2))
+        })
+        .collect()
+}
+
+/// The tracks of a list [`upcoming`] gave.
+pub fn tracks(list: &[(i64, String)]) -> Vec<i64> {
+    list.iter().map(|t| t.0).collect()
+}
+
 /// The one major that runs the statistical tests of the queues (tests/queue_ahead_stats.rs,
 /// tests/queue_albums_stats.rs): what they measure is the distribution the Rust code draws, the
 /// same whatever the major (the major only changes how the SQL layer reaches the queue's rows,
