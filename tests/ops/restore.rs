@@ -287,14 +287,12 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
 
 #[test]
 fn a_dump_of_the_oldest_major_restores_into_the_newest() {
-    let (Ok(from), Ok(to)) = (
-        std::env::var("DEALCARDS_UPGRADE_FROM_BIN"),
-        std::env::var("DEALCARDS_UPGRADE_TO_BIN"),
-    ) else {
-        eprintln!("skipped: scripts/test_ops.sh sets the two majors only when it has both");
-        return;
-    };
-    let (from, to) = (PathBuf::from(from), PathBuf::from(to));
+    // scripts/test_ops.sh sets the two majors only when it has both, and otherwise leaves this
+    // test out by name and says so in make test's summary: run alone, it fails rather than pass.
+    let (from, to) = (
+        bin_dir("DEALCARDS_UPGRADE_FROM_BIN"),
+        bin_dir("DEALCARDS_UPGRADE_TO_BIN"),
+    );
     let (old, _, _) = cluster_with_data(&from, "restore-old");
     let expected = state(&mut old.connect("src"));
     // The newer major's pg_dump reads the older server, as PostgreSQL advises.
