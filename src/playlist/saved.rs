@@ -441,22 +441,12 @@ fn nullable_integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::E
     nullable(integer_value)(&Value::deserialize(d)?).map_err(D::Error::custom)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A seed's 64 hexadecimal digits as its 32 bytes.
 fn seed_of(text: &str) -> Result<[u8; 32], String> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| {
-            text.get(i..i + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        })
-        .collect::<Option<Vec<u8>>>()
-        .filter(|b| b.len() == 32 && text.len() == 64)
-        .and_then(|b| <[u8; 32]>::try_from(b).ok())
-        .ok_or_else(|| "\"seed\" is not 64 hexadecimal digits".into())
+    let mut seed = [0u8; 32];
+    hex::decode_to_slice(text, &mut seed)
+        .map(|()| seed)
+        .map_err(|_| "\"seed\" is not 64 hexadecimal digits".into())
 }
 
 impl Saved {
@@ -485,7 +475,7 @@ impl Saved {
             skipped: (self.skipped.iter())
                 .map(|&(track, group)| SkippedFormat { track, group })
                 .collect(),
-            seed: self.extra.seed.map(|s| hex(&s)),
+            seed: self.extra.seed.map(hex::encode),
             draws: self.extra.seed.map(|_| self.extra.draws),
             spread: match &self.state {
                 State::Tape(_) => None,

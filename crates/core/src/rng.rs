@@ -151,10 +151,6 @@ pub fn with_live_in<R>(pid: u32, f: impl FnOnce(&mut Stream) -> R) -> Result<R, 
 mod tests {
     use super::*;
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
     fn words_as_bytes(stream: &mut Stream, words: usize) -> Vec<u8> {
         (0..words)
             .flat_map(|_| stream.next_u32().to_le_bytes())
@@ -166,13 +162,13 @@ mod tests {
         // RFC 8439 appendix A.1, test vector #1: key 0, nonce 0, block counter 0.
         let mut stream = Stream::from_seed([0; 32]);
         assert_eq!(
-            hex(&words_as_bytes(&mut stream, 16)),
+            hex::encode(words_as_bytes(&mut stream, 16)),
             "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7\
              da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
         );
         // Test vector #2: the same key and nonce, block counter 1, is the next block.
         assert_eq!(
-            hex(&words_as_bytes(&mut stream, 16)),
+            hex::encode(words_as_bytes(&mut stream, 16)),
             "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed\
              29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f"
         );

@@ -34,6 +34,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use siphasher::sip::SipHasher24;
+
 use crate::error::{Error, ErrorKind};
 use crate::rng::{Stream, SEED_LEN};
 use crate::scratch::Claim;
@@ -604,52 +606,9 @@ impl RowKey {
 
 /// SipHash-2-4 (Aumasson and Bernstein, 2012) of `message` under the key (k0, k1), the key's
 /// bytes 0..8 and 8..16 as little-endian words.
+#[inline]
 pub fn siphash24(k0: u64, k1: u64, message: &[u8]) -> u64 {
-    #[inline(always)]
-    fn round(v: &mut [u64; 4]) {
-        v[0] = v[0].wrapping_add(v[1]);
-        v[1] = v[1].rotate_left(13);
-        v[1] ^= v[0];
-        v[0] = v[0].rotate_left(32);
-        v[2] = v[2].wrapping_add(v[3]);
-        v[3] = v[3].rotate_left(16);
-        v[3] ^= v[2];
-        v[0] = v[0].wrapping_add(v[3]);
-        v[3] = v[3].rotate_left(21);
-        v[3] ^= v[0];
-        v[2] = v[2].wrapping_add(v[1]);
-        v[1] = v[1].rotate_left(17);
-        v[1] ^= v[2];
-        v[2] = v[2].rotate_left(32);
-    }
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        k1 ^ 0x646f_7261_6e64_6f6d,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
-    let mut chunks = message.chunks_exact(8);
-    for chunk in &mut chunks {
-        let m = u64::from_le_bytes(chunk.try_into().unwrap());
-        v[3] ^= m;
-        round(&mut v);
-        round(&mut v);
-        v[0] ^= m;
-    }
-    let mut last = [0u8; 8];
-    let tail = chunks.remainder();
-    last[..tail.len()].copy_from_slice(tail);
-    last[7] = message.len() as u8;
-    let m = u64::from_le_bytes(last);
-    v[3] ^= m;
-    round(&mut v);
-    round(&mut v);
-    v[0] ^= m;
-    v[2] ^= 0xff;
-    for _ in 0..4 {
-        round(&mut v);
-    }
-    v[0] ^ v[1] ^ v[2] ^ v[3]
+    SipHasher24::new_with_keys(k0, k1).hash(message)
 }
 
 /// A value with its seeded key, ordered by (key, bytes): the order of a seeded shuffle.

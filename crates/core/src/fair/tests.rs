@@ -4,16 +4,12 @@ use dealcards_fairness::{Destinations, Leaders, ALPHA};
 
 const ZEROS: ServerSeed = [0; 32];
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[test]
 fn the_message_is_the_documented_bytes() {
     // docs/provably_fair.md: "alice", "", "Zoë", nonce 2.
     let message = deal_message(&["alice".as_bytes(), b"", "Zoë".as_bytes()], 2);
     assert_eq!(
-        hex(&message),
+        hex::encode(&message),
         concat!(
             "00000005",
             "616c696365",
@@ -30,7 +26,7 @@ fn the_message_is_the_documented_bytes() {
 fn the_commitment_is_sha256_of_the_seed() {
     // SHA-256 of 32 zero bytes, a well-known value.
     assert_eq!(
-        hex(&commitment(&ZEROS)),
+        hex::encode(commitment(&ZEROS)),
         "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
     );
 }
@@ -42,7 +38,7 @@ fn the_key_is_hmac_sha256_of_the_message() {
     let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap();
     mac.update(b"what do ya want for nothing?");
     assert_eq!(
-        hex(&mac.finalize().into_bytes()),
+        hex::encode(mac.finalize().into_bytes()),
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     );
     let seeds: [&[u8]; 3] = [b"a", b"b", b"c"];
@@ -294,11 +290,8 @@ fn fair_leaders_are_uniform_and_a_hex_digit_modulo_draw_is_caught() {
     });
 }
 
-fn bytes_of_hex(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
+fn bytes_of_hex(text: &str) -> Vec<u8> {
+    hex::decode(text).unwrap()
 }
 
 /// Deals and chain hashes computed by tools/verify_deal.py, a separate implementation of
@@ -380,9 +373,17 @@ fn golden_deals_of_the_independent_implementation() {
         let seed = server_seed(&bytes_of_hex(&case.server_seed)).unwrap();
         let clients = case.client_seeds.each_ref().map(|s| s.as_bytes());
         let nonce = case.nonce;
-        assert_eq!(hex(&commitment(&seed)), case.commitment, "{name}");
-        assert_eq!(hex(&deal_message(&clients, nonce)), case.message, "{name}");
-        assert_eq!(hex(&deal_key(&seed, &clients, nonce)), case.key, "{name}");
+        assert_eq!(hex::encode(commitment(&seed)), case.commitment, "{name}");
+        assert_eq!(
+            hex::encode(deal_message(&clients, nonce)),
+            case.message,
+            "{name}"
+        );
+        assert_eq!(
+            hex::encode(deal_key(&seed, &clients, nonce)),
+            case.key,
+            "{name}"
+        );
         let dealt = deal(&seed, &clients, nonce);
         assert_eq!(dealt.hands[0].to_vec(), case.p1_cards, "{name}");
         assert_eq!(dealt.hands[1].to_vec(), case.p2_cards, "{name}");
@@ -426,7 +427,7 @@ fn golden_chain_hashes_of_the_independent_implementation() {
             leader: case.leader,
         };
         assert_eq!(
-            hex(&chain_hash(&previous, &game).unwrap()),
+            hex::encode(chain_hash(&previous, &game).unwrap()),
             case.chain_hash,
             "{name}"
         );
