@@ -187,8 +187,8 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         };
         (dealt, desks.tables().deals_unseen())
     });
-    // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits. The
-    // notification carries the value as jsonb prints it, without printing a jsonb.
+    // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits, as
+    // jsonb prints it.
     let whole = dealt.whole();
     if NOTIFY.get() {
         notify(desk_id, &whole.text());

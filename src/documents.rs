@@ -2,8 +2,8 @@
 //! provably fair game (fair_receipt) and what the house publishes of a desk (fair_publication).
 //! docs/deal_cards.md and docs/provably_fair.md describe them.
 //!
-//! One struct per shape, written by serde (as jsonb, [`crate::results::Built::document`], or as
-//! the text jsonb prints, [`crate::results::jsonb_text`]), with the fields in the order the docs
+//! One struct per shape, written by serde (as jsonb, [`crate::results::Built::document`], and
+//! printed by jsonb_out, [`crate::results::Document::text`]), with the fields in the order the docs
 //! give them; the order of a document's keys is jsonb's (shorter first). The documents the
 //! statements of the desk store build (the receipt and the publication) are read back into
 //! their struct, which accepts no other field and a null only where a column may hold one: a
@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::desk_store::FairRecord;
-use crate::provably_fair::hex;
 
 /// A deal out of provably fair mode: the desk, the new game and its first bidder. What
 /// deal_cards returns and notifies.
@@ -58,10 +57,10 @@ impl Receipt {
             leader: Some(leader.into()),
             round: Some(fair.round),
             nonce: Some(fair.nonce),
-            commitment: hex(&fair.commitment),
-            chain_hash: Some(hex(&fair.chain_hash)),
+            commitment: hex::encode(fair.commitment),
+            chain_hash: Some(hex::encode(fair.chain_hash)),
             players: fair.players.map(Some),
-            client_seeds: Some(fair.client_seeds.iter().map(|s| hex(s)).collect()),
+            client_seeds: Some(fair.client_seeds.iter().map(hex::encode).collect()),
         }
     }
 }
@@ -120,10 +119,12 @@ pub fn read<T: for<'de> Deserialize<'de>>(value: Value, name: &str) -> Result<T,
     T::deserialize(value).map_err(|e| format!("the {name} is not one dealcards writes: {e}"))
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "pg_test"))]
+#[pgrx::pg_schema]
 mod tests {
     use super::*;
     use crate::results::{jsonb_text, Document};
+    use pgrx::prelude::*;
 
     fn receipt() -> Receipt {
         Receipt {
@@ -139,7 +140,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[pg_test]
     fn a_receipt_prints_as_jsonb_and_reads_back() {
         let text = jsonb_text(&receipt());
         assert_eq!(
@@ -163,7 +164,7 @@ mod tests {
 
     /// A deal's documents print as deal_cards prints them (docs/deal_cards.md and
     /// docs/provably_fair.md show them).
-    #[test]
+    #[pg_test]
     fn a_deal_prints_as_deal_cards_prints_it() {
         let deal = Deal {
             desk: 7,
@@ -207,7 +208,7 @@ mod tests {
         assert_eq!(why, "the receipt is not a JSON object");
     }
 
-    #[test]
+    #[pg_test]
     fn nulls_of_empty_columns_stay_nulls() {
         let stored = Receipt {
             leader: None,

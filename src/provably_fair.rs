@@ -56,17 +56,6 @@ extension_sql_file!(
     requires = ["fair_tables", dealcards_written_here]
 );
 
-/// Lower-case hex, as commitments, seeds and hashes appear in deal results and notifications.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
-}
-
 /// Whether a row version was written by this transaction or one of its subtransactions (its
 /// xmin is one of this transaction's ids): what this transaction could still undo. The
 /// fair_commitment view hides a seed from the transaction that reveals it, and a deal refuses

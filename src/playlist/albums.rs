@@ -15,9 +15,8 @@ use dealcards_core::playlist::operation_stream;
 use dealcards_core::scratch::Scratch;
 use dealcards_core::spread::number_groups;
 
-use super::ahead::upcoming;
 use super::create::{checked_items, insert_spread, items_or_raise, same_length, seed_of, GroupKey};
-use super::step::next_of;
+use super::press::{next_of, upcoming};
 use super::store::{live, QueueStore, State};
 use super::texts::TextArray;
 

@@ -163,7 +163,7 @@ fn restore_rule_and_steps(store: &mut QueueStore, saved: &saved::Saved) {
     }
     if !saved.ahead.is_empty() {
         store.put_ahead(0, &saved.ahead);
-        if super::ahead::check_drawn(store, &saved.state, &saved.ahead).is_err() {
+        if super::press::check_drawn(store, &saved.state, &saved.ahead).is_err() {
             raise(Error::invalid(
                 "state is not one shuffle_queue_save gives: the steps of \"ahead\" do not play \
                  their tracks from their draws",

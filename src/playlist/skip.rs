@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 
 use crate::statements::ExtensionSchema;
 
-use super::step::next_of;
+use super::press::next_of;
 use super::store::{QueueStore, State};
 use super::with_stream;
 

@@ -6,11 +6,10 @@ use pgrx::prelude::*;
 use crate::statements::ExtensionSchema;
 use crate::{check_for_interrupts, ok_or_raise, raise};
 use dealcards_core::error::Error;
-use dealcards_core::playlist::ahead::Replay;
-use dealcards_core::playlist::Draw;
 
 use super::albums::{album_current, album_next, album_prev};
-use super::store::{live, QueueStore, State};
+use super::press::next_of;
+use super::store::{QueueStore, State};
 use super::{check_in_shuffle, with_stream};
 
 /// The next track: a new pick when the play position is at the newest pick, else a replay of
@@ -30,81 +29,6 @@ fn shuffle_queue_next(queue_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> i64 {
         store.store(&state);
         track
     })
-}
-
-/// The next track of a loaded queue: a replay when the play position is behind the newest play,
-/// else the first step drawn ahead (played from its recorded draws), else the first track up
-/// next (played as a jump), else the shuffle's next pick.
-pub(super) fn next_of(store: &mut QueueStore, state: &mut State) -> i64 {
-    let replaying = match state {
-        State::Tape(queue) => queue.replaying(),
-        State::Spread(queue) => queue.replaying(),
-    };
-    store.keeps_ahead = true;
-    let ahead = if replaying {
-        None
-    } else {
-        store.first_ahead.clone()
-    };
-    let on_tape = matches!(state, State::Tape(_));
-    let up_next = match &ahead {
-        _ if replaying => None,
-        Some(step) if !step.ahead.up_next => None,
-        Some(step) => Some(
-            store
-                .pop_up_next(on_tape)
-                .unwrap_or_else(|| store.stale_ahead(step.ahead.track)),
-        ),
-        None => store.pop_up_next(on_tape),
-    };
-    // The play is counted before the step, so that the step writes the count with the row.
-    let slot = store.extra.plays;
-    if store.extra.listener.is_some() {
-        store.extra.plays += 1;
-    }
-    // The step drawn ahead is taken now, so that the statement writing the queue's row writes
-    // the count with it (played_ahead deletes the step's row after the press).
-    if ahead.is_some() {
-        store.extra.ahead_steps -= 1;
-    }
-    // A press of Next is the core's (Queue::step, SpreadQueue::step), the one a look-ahead runs.
-    let heaviest = store.extra.weight_max;
-    if replaying && !store.extra.replays_are_operations() {
-        // A replay draws nothing, and a seeded queue of rule 2 does not number it.
-        let track = live(|stream| press(store, state, stream, None, heaviest));
-        store.record_play(slot, track);
-        return track;
-    }
-    let track = with_stream(store, |store, stream| match &ahead {
-        None => press(store, state, stream, up_next, heaviest),
-        Some(step) => {
-            let mut replay = Replay::new(&step.ahead.draws, stream);
-            let track = press(store, state, &mut replay, up_next, heaviest);
-            if track != step.ahead.track || !replay.kept() {
-                store.stale_ahead(step.ahead.track);
-            }
-            track
-        }
-    });
-    if let Some(step) = ahead {
-        store.played_ahead(step.step);
-    }
-    store.record_play(slot, track);
-    track
-}
-
-/// One press of Next on a loaded queue, with these draws.
-fn press(
-    store: &mut QueueStore,
-    state: &mut State,
-    draw: &mut dyn Draw,
-    up_next: Option<i64>,
-    heaviest: Option<u64>,
-) -> i64 {
-    match state {
-        State::Tape(queue) => ok_or_raise(queue.step(store, draw, up_next, heaviest)),
-        State::Spread(queue) => ok_or_raise(queue.step(store, draw, up_next)),
-    }
 }
 
 /// The previous track: the play position steps back through what played. NULL before the first
