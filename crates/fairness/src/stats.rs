@@ -71,6 +71,32 @@ pub fn chi_square_matrix_uniform(counts: &[Vec<u64>]) -> ChiSquare {
     chi_square_matrix(counts, &vec![1.0; counts[0].len()])
 }
 
+/// Pearson's test that two rows of counts (of the same outcomes) come from one distribution:
+/// the 2 x k contingency table's statistic, with k - 1 degrees of freedom, where k counts the
+/// outcomes seen in either row (those seen in neither are left out).
+pub fn chi_square_two_samples(a: &[u64], b: &[u64]) -> ChiSquare {
+    assert_eq!(a.len(), b.len(), "two samples of the same outcomes");
+    let (ta, tb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
+    let mut statistic = 0.0;
+    let mut outcomes = 0;
+    for (&x, &y) in a.iter().zip(b) {
+        if x + y == 0 {
+            continue;
+        }
+        outcomes += 1;
+        let column = (x + y) as f64;
+        for (count, total) in [(x, ta), (y, tb)] {
+            let expected = column * total / (ta + tb);
+            statistic += (count as f64 - expected).powi(2) / expected;
+        }
+    }
+    assert!(
+        outcomes >= 2,
+        "two samples need two outcomes seen to be compared"
+    );
+    ChiSquare::new(statistic, outcomes - 1)
+}
+
 /// P(X > x) for X chi-square with `df` degrees of freedom (statrs' regularized upper incomplete
 /// gamma function Q(df/2, x/2)).
 pub fn chi_square_sf(x: f64, df: f64) -> f64 {
@@ -117,6 +143,20 @@ mod tests {
         assert!(lopsided.p_value < 1e-50);
         let weighted = chi_square_expected(&[170, 170, 170, 30], &[17.0, 17.0, 17.0, 3.0]);
         assert_eq!(weighted.statistic, 0.0);
+    }
+
+    #[test]
+    fn two_samples_by_hand() {
+        // Outcomes seen 30/10 and 20/40 times (a third outcome seen in neither is left out).
+        // Totals 40 and 60, columns 50 and 50: expected 20, 20 (first row) and 30, 30 (second).
+        // Statistic 100/20 + 100/20 + 100/30 + 100/30 = 16.667 with 1 df: P = 4.456e-5.
+        let test = chi_square_two_samples(&[30, 10, 0], &[20, 40, 0]);
+        assert_eq!(test.df, 1);
+        assert!(close(test.statistic, 50.0 / 3.0, 1e-12), "{test:?}");
+        assert!(close(test.p_value, 4.455_709e-5, 1e-4), "{test:?}");
+        // Samples in one proportion, whatever their sizes, give 0.
+        let same = chi_square_two_samples(&[10, 20, 30], &[30, 60, 90]);
+        assert_eq!((same.statistic, same.df), (0.0, 2));
     }
 
     #[test]

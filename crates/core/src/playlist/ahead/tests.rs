@@ -468,31 +468,6 @@ fn three_plays(
     outcome
 }
 
-/// Pearson's test that two rows of counts come from one distribution (cells empty in both are
-/// left out).
-fn same_distribution(a: &[u64], b: &[u64]) -> dealcards_fairness::stats::ChiSquare {
-    let (ta, tb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
-    let mut statistic = 0.0;
-    let mut cells = 0;
-    for (&x, &y) in a.iter().zip(b) {
-        if x + y == 0 {
-            continue;
-        }
-        cells += 1;
-        let column = (x + y) as f64;
-        for (count, total) in [(x, ta), (y, tb)] {
-            let expected = column * total / (ta + tb);
-            statistic += (count as f64 - expected).powi(2) / expected;
-        }
-    }
-    let df = (cells - 1) as f64;
-    dealcards_fairness::stats::ChiSquare {
-        statistic,
-        df: cells - 1,
-        p_value: dealcards_fairness::stats::chi_square_sf(statistic, df),
-    }
-}
-
 /// Drawing ahead between the presses leaves what plays as it is without: the first three
 /// tracks of a shuffle queue and of a random one (4 tracks each) have one distribution with
 /// and without look-aheads (fixed streams: the test gives the same answer every run). Negative
@@ -536,10 +511,10 @@ fn steps_drawn_ahead_keep_the_distribution_of_what_plays() {
             }
             Stream::from_seed(key)
         });
-        let fair = same_distribution(&direct, &ahead);
+        let fair = dealcards_fairness::stats::chi_square_two_samples(&direct, &ahead);
         assert!(fair.p_value > ALPHA, "{mode:?}: {fair:?}");
         let broken = count(&mut seeded(53), &mut |_| seeded(54));
-        let caught = same_distribution(&direct, &broken);
+        let caught = dealcards_fairness::stats::chi_square_two_samples(&direct, &broken);
         assert!(caught.p_value < ALPHA, "{mode:?}: {caught:?}");
     }
 }
