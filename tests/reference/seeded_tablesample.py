@@ -14,10 +14,11 @@ ChaCha20 stream of seeded_shuffle.py and the row key of seeded_rows.py.
 
 LAYOUT is N/R: rows 1..N stored in that order, R to a page (row i in page (i-1) div R, line
 pointer (i-1) mod R + 1), every row visible and nothing else on the pages (a fresh table, its
-rows inserted by one statement); N/R@F numbers the rows F..F+N-1 instead (a partition's ids). NAME is the table's name as `regclass` prints it to the query
-(what the row key is made of), WIDTH the sum of its columns' widths (docs/rows.md). Rows are
-printed by their number, as a Postgres array. The golden outputs pinned in the tests come from
-this program, not from the extension."""
+rows inserted by one statement); N/R@F numbers the rows F..F+N-1 instead (a partition's ids).
+NAME is the table's name as `regclass` prints it under sample_rows' search_path (pg_catalog,
+pg_temp: `public.t`), what the row keys are made of; WIDTH the sum of its columns' widths
+(docs/rows.md). Rows are printed by their number, as a Postgres array. The golden outputs
+pinned in the tests come from this program, not from the extension."""
 import hashlib
 import math
 import os
