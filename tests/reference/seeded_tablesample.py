@@ -63,12 +63,13 @@ def hash_bytes_8(key):
 
 def repeatable_seed(value):
     """The seed PostgreSQL hands a TABLESAMPLE method for REPEATABLE (value): hashfloat8 of the
-    value as a float8, read as an unsigned 32-bit number; 0 for zero (either sign)."""
+    value as a float8, read as an unsigned 32-bit number; 0 for zero (either sign), and every
+    NaN hashed as the quiet NaN 0x7FF8000000000000."""
     value = float(value)
     if value == 0.0:
         return 0
     if math.isnan(value):
-        value = float("nan")
+        return hash_bytes_8(struct.pack("<Q", 0x7FF8000000000000))  # C's NAN
     return hash_bytes_8(struct.pack("<d", value))
 
 
