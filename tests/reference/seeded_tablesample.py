@@ -8,9 +8,10 @@ ChaCha20 stream of seeded_shuffle.py and the row key of seeded_rows.py.
         PostgreSQL's 32-bit seed of each REPEATABLE value, as hashfloat8 prints it (int4)
     seeded_tablesample.py tablesample PERCENT VALUE SCHEMA TABLE LAYOUT
         the rows of `TABLESAMPLE sparse_bernoulli (PERCENT) REPEATABLE (VALUE)`
-    seeded_tablesample.py sample_rows SEED_HEX K SCHEMA TABLE NAME WIDTH LAYOUT
+    seeded_tablesample.py sample_rows SEED_HEX K SCHEMA TABLE NAME WIDTH LAYOUT [SCHEMA TABLE NAME LAYOUT]...
         the rows of `sample_rows(NULL::TABLE, K, SEED)`, in the order returned, then on a
-        second line the tries it ran (index, rate, rows brought, scan or sample)
+        second line the tries it ran (index, rate, rows brought, scan or sample); for a
+        partitioned table, each partition in the order of its bounds (all of width WIDTH)
 
 LAYOUT is N/R: rows 1..N stored in that order, R to a page (row i in page (i-1) div R, line
 pointer (i-1) mod R + 1), every row visible and nothing else on the pages (a fresh table, its
@@ -162,13 +163,15 @@ def scan_is_cheaper(pages, rate):
     return expected >= pages / 4.0
 
 
-def sample_rows(seed, k, schema, table, name, width, n, r):
-    """The rows of the seeded sample_rows, in order, and the tries it ran."""
+def sample_rows(seed, k, width, leaves):
+    """The rows of the seeded sample_rows, in order, and the tries it ran. `leaves` are the
+    relation's leaves in the order of its partitions, each (schema, table, name, N, R, F), every
+    one with columns of `width`; a row is returned by its number."""
     if k == 0:
         return [], []
-    pages = layout_pages(n, r)
     per_page = min(max(math.floor(PAGE_ROOM / (width + 24 + 4)), 1), SLOTS_PER_PAGE)
-    rows_estimate = per_page * pages
+    pages = sum(layout_pages(n, r) for _, _, _, n, r, _ in leaves)
+    rows_estimate = float(sum(per_page * layout_pages(n, r) for _, _, _, n, r, _ in leaves))
     if rows_estimate < 1.0:
         rows_estimate = 1e6
     target = k + 2.0 * math.sqrt(k) + 3.0
@@ -177,11 +180,13 @@ def sample_rows(seed, k, schema, table, name, width, n, r):
     while True:
         scan = scan_is_cheaper(pages, rate)
         key, value = seeded_try(seed, index)
-        if scan:
-            got = list(range(1, n + 1))
-        else:
-            percent = f32(rate * 100.0)
-            got = tablesample(percent, value, schema, table, n, r)
+        got = []  # (leaf, row)
+        for leaf, (schema, table, _, n, r, _) in enumerate(leaves):
+            if scan:
+                rows = range(1, n + 1)
+            else:
+                rows = tablesample(f32(rate * 100.0), value, schema, table, n, r)
+            got.extend((leaf, row) for row in rows)
         tries.append((index, rate, len(got), "scan" if scan else "sample"))
         if len(got) >= k or scan:
             break
@@ -189,12 +194,14 @@ def sample_rows(seed, k, schema, table, name, width, n, r):
         rate = min(rate * factor, 1.0)
         index += 1
 
-    def place(row):
+    def order_key(entry):
+        leaf, row = entry
+        _, _, name, _, r, _ = leaves[leaf]
         page, offset = divmod(row - 1, r)
-        return "(%d,%d)" % (page, offset + 1)
+        return shuffle_key(key, ("%s(%d,%d)" % (name, page, offset + 1)).encode("utf-8"))
 
-    keyed = sorted(got, key=lambda row: shuffle_key(key, (name + place(row)).encode("utf-8")))
-    return keyed[:k], tries
+    keyed = sorted(got, key=order_key)
+    return [row + leaves[leaf][5] - 1 for leaf, row in keyed[:k]], tries
 
 
 def literal(values):
@@ -211,11 +218,12 @@ if __name__ == "__main__":
         n, r, first = layout(args[5])
         rows = tablesample(float(args[1]), float(args[2]), args[3], args[4], n, r)
         print(literal(row + first - 1 for row in rows))
-    elif args[:1] == ["sample_rows"] and len(args) == 8:
-        n, r, first = layout(args[7])
-        rows, tries = sample_rows(bytes.fromhex(args[1]), int(args[2]), args[3], args[4],
-                                  args[5], int(args[6]), n, r)
-        print(literal(row + first - 1 for row in rows))
+    elif args[:1] == ["sample_rows"] and len(args) >= 8 and (len(args) - 8) % 4 == 0:
+        seed, k, width = bytes.fromhex(args[1]), int(args[2]), int(args[6])
+        groups = [args[3:6] + [args[7]]] + [args[i:i + 4] for i in range(8, len(args), 4)]
+        leaves = [(schema, table, name) + layout(shape) for schema, table, name, shape in groups]
+        rows, tries = sample_rows(seed, k, width, leaves)
+        print(literal(rows))
         print(" ".join("%d:%r:%d:%s" % t for t in tries))
     else:
         raise SystemExit(__doc__)
