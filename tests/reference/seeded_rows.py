@@ -10,7 +10,8 @@ the key with its top bit flipped, read as a signed 64-bit number.
     seeded_rows.py shuffle SEED_HEX TYPE VALUE...      prints the shuffle as a Postgres array
     seeded_rows.py shuffle_key SEED_HEX TYPE VALUE...  prints shuffle_key of each value, one a line
 
-TYPE is int4 or int8 (little-endian two's complement bytes) or text (its UTF-8 bytes).
+TYPE is int4 or int8 (little-endian two's complement bytes) or text (its UTF-8 bytes); for
+shuffle_key also int2, varchar, name and bpchar (char(n)), taken as shuffle_key takes them.
 The golden outputs pinned in the tests come from this program, not from the extension."""
 import struct
 import sys
@@ -98,6 +99,19 @@ def value_bytes(kind, text):
     raise SystemExit("unknown type " + kind)
 
 
+def key_bytes(kind, text):
+    """The bytes shuffle_key hashes for a key of SQL type `kind` (docs/rows.md, "shuffle_key's
+    keys of every type"): smallint and integer keys are taken as bigint; varchar, name and
+    char(n) keys as text, char(n) without its trailing spaces; a domain as its base type."""
+    if kind in ("int2", "int4", "int8"):
+        return struct.pack("<q", int(text))
+    if kind in ("text", "varchar", "name"):
+        return text.encode("utf-8")
+    if kind == "bpchar":
+        return text.rstrip(" ").encode("utf-8")
+    raise SystemExit("unknown key type " + kind)
+
+
 def seeded_shuffle(seed, values):
     key = row_key(seed)
     return sorted(values, key=lambda v: (siphash24(key, v[1]), v[1]))
@@ -129,6 +143,6 @@ if __name__ == "__main__":
     elif command == "shuffle_key":
         seed, kind = bytes.fromhex(sys.argv[2]), sys.argv[3]
         for text in sys.argv[4:]:
-            print(shuffle_key(seed, value_bytes(kind, text)))
+            print(shuffle_key(seed, key_bytes(kind, text)))
     else:
         raise SystemExit(__doc__)
