@@ -22,9 +22,9 @@
 
 mod server;
 
-// Every test here is a statistic, named statistics::...: scripts/test.sh runs them on one
+// Every test here is a statistic, named queue_statistics::...: scripts/test.sh runs them on one
 // major and leaves them out by that prefix on the others (tests/server/queues.rs says why).
-mod statistics {
+mod queue_statistics {
     use std::collections::{BTreeMap, VecDeque};
     use std::fmt::Write;
 

@@ -70,7 +70,7 @@ pub fn tracks(list: &[(i64, String)]) -> Vec<i64> {
 
 /// A fresh database with the extension, for a statistical test of the queues
 /// (tests/queue_ahead_stats.rs, tests/queue_albums_stats.rs). Those tests are named
-/// `statistics::...`, and scripts/test.sh runs them on one major only (16 when the run has it,
+/// `queue_statistics::...`, and scripts/test.sh runs them on one major only (16 when the run has it,
 /// else its first) and leaves them out by that prefix on the others, saying so in its summary:
 /// what they measure is the distribution the Rust code draws, the same whatever the major (the
 /// major only changes how the SQL layer reaches the queue's rows, which the other server tests
