@@ -372,11 +372,12 @@ pub(crate) fn reveal_round(
             .round(desk_id, round)
             .unwrap_or_else(|| broken(desk_id, "its round has no unrevealed server seed"));
         let house = given_house.unwrap_or_else(|| {
-            current
-                .house_seats
-                .iter()
-                .flatten()
-                .map(|&s| s as i16)
+            // The round's seats as the deals read them: a NULL or a seat outside 1..3 written
+            // by hand is refused here too, never carried to the next round.
+            let kept = fair::house_seats(&current.house_seats)
+                .unwrap_or_else(|_| broken(desk_id, "its round's house seats are not seats"));
+            (1..=SEATS as i16)
+                .filter(|s| kept[*s as usize - 1])
                 .collect()
         });
         let max_deals = max_deals.unwrap_or(if current.max_deals == i64::MAX {
