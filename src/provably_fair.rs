@@ -561,6 +561,7 @@ impl KeptRound {
             house: self.house,
             seeds_required: self.seeds_required,
             max_deals: self.max_deals,
+            // No overflow: kept_round refuses a round whose reveal_by is past LATEST_REVEAL_BY.
             reveal_by: self.reveal_by.map(|by| by + UNIX_TO_POSTGRES_EPOCH_MICROS),
         }
     }
