@@ -61,6 +61,23 @@ SELECT shuffle_queue_next(:spread);
 ROLLBACK;
 SELECT shuffle_queue_next(:spread) IS NOT NULL AS plays_again;
 SELECT shuffle_queue_drop(:spread);
+-- A plain queue's window and a weighted queue's heaviest weight, negative.
+SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], mode => 'random', "window" => 2, seed => :seed) AS plain \gset
+SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], mode => 'random', weights => ARRAY[1, 2, 3, 4], seed => :seed) AS weighted \gset
+BEGIN;
+ALTER TABLE shuffle_queue DROP CONSTRAINT shuffle_queue_window_size_check;
+UPDATE shuffle_queue SET window_size = -1 WHERE queue_id = :plain;
+SELECT shuffle_queue_next(:plain);
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+BEGIN;
+ALTER TABLE shuffle_queue DROP CONSTRAINT shuffle_queue_weight_max_check;
+UPDATE shuffle_queue SET weight_max = -4 WHERE queue_id = :weighted;
+SELECT shuffle_queue_next(:weighted);
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+SELECT shuffle_queue_next(:plain) IS NOT NULL AS plain_plays, shuffle_queue_next(:weighted) IS NOT NULL AS weighted_plays;
+SELECT shuffle_queue_drop(:plain), shuffle_queue_drop(:weighted);
 
 \c :regress_db
 DROP DATABASE dealcards_queue_rows;
