@@ -181,11 +181,77 @@ fn check_bound(max_deals: i64, reveal_within: Option<Interval>) {
             "a round deals at least once before its reveal: max_deals must be at least 1, got {max_deals}"
         )));
     }
-    if reveal_within.is_some_and(|within| within.as_micros() <= 0) {
-        raise(Error::invalid(
-            "reveal_within is the time from the commitment by which the round's seed is due: it must be more than zero",
-        ));
+    if let Some(within) = reveal_within {
+        check_reveal_within(within);
     }
+}
+
+/// The latest `reveal_by` a round may have: 9998-12-31 00:00:00+00, in microseconds since
+/// 2000-01-01. The verifiers read a published time as ISO 8601 with a year of four digits
+/// (verifier/index.html, tools/verify_deal.py), and a day before the year 9999 no time zone
+/// prints it yet; the chain's rules hold it in microseconds since 1970 as 8 bytes, which any
+/// later time near PostgreSQL's end (294276 AD) would overflow, and infinity cannot be written.
+const LATEST_REVEAL_BY: pg_sys::TimestampTz = 252_423_993_600_000_000;
+
+/// Refuses a `reveal_within` that would not give a round committed now a `reveal_by` after its
+/// commitment (22023) and no later than [`LATEST_REVEAL_BY`] (22008, as PostgreSQL's own
+/// "timestamp out of range"): infinite, or so long that the time leaves the range. The
+/// commitment's time is the transaction's start, `now()`, as the statement that stores the
+/// round takes it, and the sum is PostgreSQL's, months and days in the session's time zone.
+fn check_reveal_within(within: Interval) {
+    // SAFETY: reads the transaction's start time.
+    let committed = unsafe { pg_sys::GetCurrentTransactionStartTimestamp() };
+    let parts = (within.months(), within.days(), within.micros());
+    // PostgreSQL 17 writes 'infinity' and '-infinity' with every part at its end.
+    let infinities = cfg!(not(any(
+        feature = "pg14",
+        feature = "pg15",
+        feature = "pg16"
+    )));
+    let at = if infinities && parts == (i32::MAX, i32::MAX, i64::MAX) {
+        "at infinity"
+    } else if infinities && parts == (i32::MIN, i32::MIN, i64::MIN) {
+        "at -infinity"
+    } else {
+        match timestamp_plus(committed, within) {
+            Some(by) if by > committed && by <= LATEST_REVEAL_BY => return,
+            Some(by) if by > committed => "past 9998-12-31 00:00:00+00",
+            None if within.as_micros() > 0 => "past 9998-12-31 00:00:00+00",
+            _ => raise(Error::invalid(
+                "reveal_within is the time from the commitment by which the round's seed is due: it must be more than zero",
+            )),
+        }
+    };
+    pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        format!(
+            "reveal_within {} would put the round's reveal_by {at}: a round's seed must be due at a finite time no later than 9998-12-31 00:00:00+00",
+            interval_text(within)
+        ),
+        pgrx::function_name!(),
+    )
+    .set_hint("That is the latest time verifiers read; give a shorter reveal_within, or NULL for no time limit.")
+    .report(pgrx::PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return");
+}
+
+/// `at + within` as PostgreSQL adds them, or None when the sum leaves the timestamp range.
+fn timestamp_plus(at: pg_sys::TimestampTz, within: Interval) -> Option<pg_sys::TimestampTz> {
+    // SAFETY: timestamptz + interval with two values of their types; its only error is the
+    // range's (22008), caught here, and it holds no resource when it raises it.
+    PgTryBuilder::new(|| unsafe {
+        pgrx::direct_function_call::<i64>(
+            pg_sys::timestamptz_pl_interval,
+            &[Some(pg_sys::Datum::from(at)), within.into_datum()],
+        )
+    })
+    .catch_when(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW, |_| None)
+    .execute()
+}
+
+/// An interval as PostgreSQL prints it, for a message.
+fn interval_text(within: Interval) -> String {
+    format!("'{within}'")
 }
 
 /// Puts a desk in provably fair mode and returns the commitment in force: a new one under the
@@ -295,11 +361,12 @@ pub(crate) fn reveal_round(
             .round(desk_id, round)
             .unwrap_or_else(|| broken(desk_id, "its round has no unrevealed server seed"));
         let house = given_house.unwrap_or_else(|| {
-            current
-                .house_seats
-                .iter()
-                .flatten()
-                .map(|&s| s as i16)
+            // The round's seats as the deals read them: a NULL or a seat outside 1..3 written
+            // by hand is refused here too, never carried to the next round.
+            let kept = fair::house_seats(&current.house_seats)
+                .unwrap_or_else(|_| broken(desk_id, "its round's house seats are not seats"));
+            (1..=SEATS as i16)
+                .filter(|s| kept[*s as usize - 1])
                 .collect()
         });
         let max_deals = max_deals.unwrap_or(if current.max_deals == i64::MAX {
@@ -307,11 +374,16 @@ pub(crate) fn reveal_round(
         } else {
             current.max_deals
         });
+        // The round's span carried to the next from a later commitment: checked again.
+        let reveal_within = reveal_within.or(current.reveal_within);
+        if let Some(within) = reveal_within {
+            check_reveal_within(within);
+        }
         let rules = RoundRules {
             house_seats: &house,
             seeds_required: seeds_required.unwrap_or(current.seeds_required),
             max_deals,
-            reveal_within: reveal_within.or(current.reveal_within),
+            reveal_within,
         };
         // The desk moves to its next round first: a revealed round is one no desk names.
         let next = commit(desks, desk_id, Some(rules));
@@ -478,6 +550,7 @@ impl KeptRound {
             house: self.house,
             seeds_required: self.seeds_required,
             max_deals: self.max_deals,
+            // No overflow: kept_round refuses a round whose reveal_by is past LATEST_REVEAL_BY.
             reveal_by: self.reveal_by.map(|by| by + UNIX_TO_POSTGRES_EPOCH_MICROS),
         }
     }
@@ -548,6 +621,9 @@ fn kept_round(
     }
     let house = fair::house_seats(&stored.house_seats)
         .unwrap_or_else(|_| broken(desk_id, "its round's house seats are not seats"));
+    if stored.reveal_by.is_some_and(|by| by > LATEST_REVEAL_BY) {
+        unverifiable_reveal_by(desk_id, desk.round);
+    }
     let round = KeptRound {
         round: desk.round,
         commitment: hash,
@@ -569,6 +645,22 @@ fn kept_round(
         });
     }
     (stored.written_here, round)
+}
+
+/// Refuses (22008) a deal under a round whose `reveal_by` is past [`LATEST_REVEAL_BY`]
+/// (infinity, or a time a release before this check let a long `reveal_within` give): the
+/// chain's rules could not hold it, and no verifier would read it.
+fn unverifiable_reveal_by(desk_id: i32, round: i32) -> ! {
+    pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        format!(
+            "desk {desk_id} cannot deal under round {round}: its reveal_by is past 9998-12-31 00:00:00+00, a time no verifier reads"
+        ),
+        pgrx::function_name!(),
+    )
+    .set_hint("fair_mode_off reveals the round; fair_mode_on then starts one with a shorter reveal_within.")
+    .report(pgrx::PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return");
 }
 
 /// Refuses a provably fair deal that would depend on something its own transaction wrote

@@ -105,18 +105,33 @@ pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
     class_field(relid, |class| class.relowner)
 }
 
-/// This backend's kept plans, all for one schema under one name, by the address of their
-/// statement's text (every statement is a `&'static str`, so one address is one text; hashing
-/// the address spares hashing the whole text on every call) and whether they were prepared to
-/// write (a statement that only reads is prepared both ways when both a reader and a writer run
-/// it).
+/// This backend's kept plans, all for one schema under one name, by where their statement's
+/// text is and how long it is, and whether they were prepared to write (a statement that only
+/// reads is prepared both ways when both a reader and a writer run it).
 struct Plans {
     schema: ExtensionSchema,
-    by_sql: HashMap<(usize, bool), Rc<OwnedPreparedStatement>>,
+    by_sql: HashMap<Key, Rc<OwnedPreparedStatement>>,
 }
 
-fn key(sql: &'static str, writes: bool) -> (usize, bool) {
-    (sql.as_ptr() as usize, writes)
+/// A statement's text by its place in the program's read-only memory: its address and its
+/// length, never the address alone (a statement may begin where another does, one a prefix of
+/// the other, or a slice of a longer constant). A `&'static str` lives as long as the program
+/// and its bytes never change, so the same address and length are the same bytes: two texts
+/// that differ anywhere differ in one or the other, and cannot share a plan. Hashing the place
+/// spares hashing the whole text on every call.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Key {
+    address: usize,
+    len: usize,
+    writes: bool,
+}
+
+fn key(sql: &'static str, writes: bool) -> Key {
+    Key {
+        address: sql.as_ptr() as usize,
+        len: sql.len(),
+        writes,
+    }
 }
 
 thread_local! {
@@ -264,5 +279,21 @@ impl Column {
                 self.name
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key;
+
+    /// A statement and a prefix of it begin at the same address: their keys differ by length.
+    #[test]
+    fn a_statement_and_its_prefix_have_their_own_plans() {
+        const BOTH: &str = "SELECT 1 AS one; SELECT 2 AS two";
+        let first: &'static str = &BOTH[..15];
+        assert_eq!(BOTH.as_ptr(), first.as_ptr());
+        assert_ne!(key(BOTH, false), key(first, false));
+        assert_eq!(key(BOTH, false), key(BOTH, false));
+        assert_ne!(key(BOTH, false), key(BOTH, true));
     }
 }

@@ -150,11 +150,30 @@ fn decode_lookahead(earliest: Option<Vec<i64>>, largest: Option<Vec<i64>>) -> Lo
     ahead
 }
 
+/// A count, place or draw read from a queue's tables as the u64 the queue holds: a negative
+/// one (`what` is `value`) no shuffle_queue function writes (XX001).
+fn stored_u64(value: i64, what: impl FnOnce() -> String) -> u64 {
+    u64::try_from(value).unwrap_or_else(|_| {
+        crate::changed_outside(
+            format!(
+                "{} is {value}, which no shuffle_queue function writes: the queue's rows were changed outside the shuffle_queue functions",
+                what()
+            ),
+            "shuffle_queue_create makes a new queue of the playlist.",
+        )
+    })
+}
+
 /// Reads one unit from a row whose unit columns are named `name(column)`.
 fn unit_named(row: &impl Columns, name: impl Fn(&str) -> String) -> Unit {
-    let count = |column: &str| -> u64 { row.required::<i64>(&name(column)) as u64 };
+    let id: i64 = row.required(&name("unit_id"));
+    let count = |column: &str| -> u64 {
+        stored_u64(row.required::<i64>(&name(column)), || {
+            format!("the {column} of a shuffle queue's unit {id}")
+        })
+    };
     Unit {
-        id: row.required(&name("unit_id")),
+        id,
         parent: row.required(&name("parent")),
         size: count("size"),
         left: count("to_place"),
@@ -276,6 +295,17 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         crate::changed_outside(
             format!(
                 "shuffle queue {} has no {what}: its rows were changed outside the shuffle_queue functions",
+                self.queue_id
+            ),
+            "shuffle_queue_create makes a new queue of the playlist.",
+        )
+    }
+
+    /// A queue row no shuffle_queue function leaves: it has `what` (XX001).
+    fn changed(&self, what: String) -> ! {
+        crate::changed_outside(
+            format!(
+                "shuffle queue {} has {what}: its rows were changed outside the shuffle_queue functions",
                 self.queue_id
             ),
             "shuffle_queue_create makes a new queue of the playlist.",

@@ -7,10 +7,12 @@
 //! size m, a Bernoulli sample is a uniformly random m-subset of the rows, and k of it chosen
 //! uniformly are a uniformly random k-subset. A try that brings fewer than k rows is thrown away
 //! whole and the next, at a higher rate, draws afresh: which rows come back depends on the last
-//! try alone, and whether a try is the last depends on its size alone. Partitions and Citus
-//! shards each get the TABLESAMPLE clause, each a Bernoulli sample at the same rate: together a
-//! Bernoulli sample of the whole. Where a try would visit a quarter of the table's pages or
-//! more, it reads the whole table instead (every visible row, then k of them).
+//! try alone, and whether a try is the last depends on its size alone. Partitions, inheritance
+//! children and Citus shards each get the TABLESAMPLE clause, each a Bernoulli sample at the same
+//! rate: together a Bernoulli sample of the whole. A foreign table among them would get none
+//! (PostgreSQL scans it whole), so a relation with one under it is refused. Where a try would
+//! visit a quarter of the table's pages or more, it reads the whole table instead (every visible
+//! row, then k of them).
 //!
 //! The statements are prepared once per backend and relation, and kept (PostgreSQL's plan cache
 //! re-plans them after DDL); a call reads the relation's size from its relation cache entry, or
@@ -231,30 +233,50 @@ unsafe fn measure(relid: pg_sys::Oid, relkind: c_char, size: &mut Size) {
                 }
             }
             b'r' | b'm' => {
-                let rel = pg_sys::relation_open(relid, lock);
-                let pages =
-                    pg_sys::RelationGetNumberOfBlocksInFork(rel, pg_sys::ForkNumber::MAIN_FORKNUM)
-                        as f64;
-                let tuples = (*(*rel).rd_rel).reltuples as f64;
-                let relpages = (*(*rel).rd_rel).relpages as f64;
-                let density = rows_per_page(rel);
-                pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-                if pages == 0.0 {
-                    size.remote.push((relid, density));
+                let heirs = measure_heap(relid, size);
+                if heirs {
+                    // An inheritance parent: the statement reads its children too (foreign
+                    // ones were refused), at any depth, as find_all_inheritors lists them.
+                    for child in inheritors(relid, lock).into_iter().skip(1) {
+                        if pg_sys::get_rel_relkind(child) as u8 == b'r' {
+                            check_for_interrupts();
+                            measure_heap(child, size);
+                        }
+                    }
                 }
-                size.pages += pages;
-                size.rows_by_pages += density * pages;
-                size.rows += if pages == 0.0 {
-                    0.0
-                } else if tuples >= 0.0 && relpages > 0.0 {
-                    tuples / relpages * pages
-                } else {
-                    density * pages
-                };
             }
-            // Foreign partitions and the like: the statement decides what they give.
+            // Foreign tables were refused (refuse_foreign_leaves); views are not sampled.
             _ => {}
         }
+    }
+}
+
+/// Adds one table's or materialized view's pages to `size`, locking it as the statement would;
+/// true when it has inheritance children.
+unsafe fn measure_heap(relid: pg_sys::Oid, size: &mut Size) -> bool {
+    // SAFETY: the relation opened and closed here, its lock kept to the end of the transaction.
+    unsafe {
+        let rel = pg_sys::relation_open(relid, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
+        let pages =
+            pg_sys::RelationGetNumberOfBlocksInFork(rel, pg_sys::ForkNumber::MAIN_FORKNUM) as f64;
+        let tuples = (*(*rel).rd_rel).reltuples as f64;
+        let relpages = (*(*rel).rd_rel).relpages as f64;
+        let heirs = (*(*rel).rd_rel).relhassubclass;
+        let density = rows_per_page(rel);
+        pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+        if pages == 0.0 {
+            size.remote.push((relid, density));
+        }
+        size.pages += pages;
+        size.rows_by_pages += density * pages;
+        size.rows += if pages == 0.0 {
+            0.0
+        } else if tuples >= 0.0 && relpages > 0.0 {
+            tuples / relpages * pages
+        } else {
+            density * pages
+        };
+        heirs
     }
 }
 
@@ -585,6 +607,7 @@ pub unsafe extern "C-unwind" fn dealcards_sample_rows(fcinfo: FunctionCallInfo) 
         let (typid, relid, relkind) = table_of(fcinfo);
         let rsinfo = materialize_mode(fcinfo);
         check_select(relid, relkind);
+        refuse_foreign_leaves(relid);
 
         let query_memory = (*(*rsinfo).econtext).ecxt_per_query_memory;
         let mut kept = Kept::new(k as usize, query_memory);
@@ -658,7 +681,9 @@ unsafe fn seed_argument(fcinfo: FunctionCallInfo) -> Option<Vec<u8>> {
 }
 
 /// The table whose row type the first argument has: (the row type, the table, its relkind).
-/// Anything but a table, a partitioned table or a materialized view is refused.
+/// Anything but a table, a partitioned table or a materialized view is refused (42809); a
+/// foreign table under one is refused later, once the caller may read it
+/// ([`refuse_foreign_leaves`]).
 unsafe fn table_of(fcinfo: FunctionCallInfo) -> (pg_sys::Oid, pg_sys::Oid, c_char) {
     // SAFETY: catalog lookups of the call's argument type.
     unsafe {
@@ -708,6 +733,64 @@ unsafe fn materialize_mode(fcinfo: FunctionCallInfo) -> *mut pg_sys::ReturnSetIn
             );
         }
         rsinfo
+    }
+}
+
+unsafe extern "C-unwind" {
+    /// catalog/pg_inherits.h (the same in PostgreSQL 14 to 18, not bound by pgrx): the relation
+    /// first, then every relation under it, partitions and inheritance children at any depth,
+    /// each locked in `lockmode`. Called through [`inheritors`].
+    #[link_name = "find_all_inheritors"]
+    fn find_all_inheritors_unguarded(
+        parent: pg_sys::Oid,
+        lockmode: pg_sys::LOCKMODE,
+        numparents: *mut *mut pg_sys::List,
+    ) -> *mut pg_sys::List;
+}
+
+/// The relation and every relation under it (`find_all_inheritors`), each locked in `lockmode`,
+/// an error it raises turned into a Rust panic at the call, as pgrx's bindings do.
+unsafe fn inheritors(relid: pg_sys::Oid, lockmode: pg_sys::LOCKMODE) -> Vec<pg_sys::Oid> {
+    // SAFETY: a catalog scan of pg_inherits from the backend's main thread; the list is read
+    // before anything else runs.
+    unsafe {
+        let tree = pg_sys::ffi::pg_guard_ffi_boundary(|| {
+            find_all_inheritors_unguarded(relid, lockmode, std::ptr::null_mut())
+        });
+        if tree.is_null() {
+            return vec![relid];
+        }
+        (0..(*tree).length.max(0) as usize)
+            .map(|i| (*(*tree).elements.add(i)).oid_value)
+            .collect()
+    }
+}
+
+/// Refuses (0A000) a relation with a foreign table under it, a partition or an inheritance
+/// child at any depth: PostgreSQL gives a foreign scan no TABLESAMPLE clause, so every try
+/// would bring all of its rows and the k kept would come mostly from it. Locks what it reads as
+/// the statement would (after the privilege check).
+unsafe fn refuse_foreign_leaves(relid: pg_sys::Oid) {
+    // SAFETY: catalog lookups of the relation and its descendants, locked here.
+    unsafe {
+        let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+        for member in inheritors(relid, lock) {
+            if pg_sys::get_rel_relkind(member) as u8 != b'f' {
+                continue;
+            }
+            let name = |oid| owned(pg_sys::format_type_be(pg_sys::get_rel_type_id(oid)));
+            ErrorReport::new(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                format!(
+                    "sample_rows cannot sample {}: {} under it is a foreign table, which PostgreSQL reads whole, without the sample",
+                    name(relid),
+                    name(member)
+                ),
+                "sample_rows",
+            )
+            .set_hint("Sample the local tables by name and the foreign one where its rows are, or aggregate the whole with sample_agg, which reads every row.")
+            .report(PgLogLevel::ERROR);
+        }
     }
 }
 

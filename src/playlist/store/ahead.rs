@@ -24,7 +24,9 @@ impl StoredStep {
             ahead: Ahead {
                 track: row.required(&format!("{prefix}track")),
                 up_next: row.required(&format!("{prefix}up_next")),
-                draws: draws.into_iter().map(|d| d as u64).collect(),
+                draws: (draws.into_iter())
+                    .map(|d| stored_u64(d, || format!("a draw count of step {step} drawn ahead")))
+                    .collect(),
             },
         })
     }

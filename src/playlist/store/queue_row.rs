@@ -116,39 +116,31 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         }
         let row = table.first();
         // tracks, front, history and behind are NOT NULL.
-        let count = |name: &str| -> u64 { row.required::<i64>(name) as u64 };
+        let queue_id = self.queue_id;
+        let count = |name: &str| -> u64 {
+            stored_u64(row.required::<i64>(name), || {
+                format!("the {name} of shuffle queue {queue_id}")
+            })
+        };
         let mode: String = row.required("mode");
         let tracks = count("tracks");
         let front = row.required("front");
         let history = count("history");
         let behind = count("behind");
         if self.layout >= Layout::Before0_7 {
-            let seed: Option<Vec<u8>> = row.value("seed");
-            self.extra = Extra {
-                up_next: row.value::<i32>("up_next").unwrap_or(0) as i64,
-                seed: seed.map(|s| {
-                    s.try_into()
-                        .unwrap_or_else(|_| self.missing("seed of 32 bytes".into()))
-                }),
-                draws: row.value("draws").unwrap_or(0),
-                weight_max: row.value::<i32>("weight_max").map(|w| w as u64),
-                listener: row.value("listener"),
-                plays: row.value("plays").unwrap_or(0),
-                ..Extra::default()
-            };
+            self.load_extra(&row);
         }
         if self.layout == Layout::Current {
-            self.extra.seed_rule = row.value::<i16>("seed_rule");
-            self.extra.album_place = row.value::<i32>("album_place");
-            if self.extra.album_place.is_some() && !self.albums {
-                self.refuse_albums();
-            }
-            self.load_ahead(row.value::<i32>("ahead_steps"), lock);
+            self.load_current(&row, &mode, lock);
         }
         if mode == "spread" {
             let levels: i16 = row.required("levels");
+            let levels = u8::try_from(levels)
+                .ok()
+                .filter(|l| (1..=2).contains(l))
+                .unwrap_or_else(|| self.changed(format!("{levels} levels")));
             let queue = SpreadQueue {
-                levels: levels as u8,
+                levels,
                 tracks,
                 pass: row.required("pass"),
                 pass_left: count("pass_left"),
@@ -172,13 +164,54 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             let window: Option<i32> = row.value("window_size");
             State::Tape(Queue {
                 mode: Mode::parse(&mode).unwrap_or_else(|e| raise(e)),
-                window: window.map(|w| w as u64),
+                window: window.map(|w| {
+                    stored_u64(w.into(), || {
+                        format!("the window_size of shuffle queue {queue_id}")
+                    })
+                }),
                 tracks,
                 front,
                 history,
                 behind,
             })
         }
+    }
+
+    /// What the queue row of 0.5.0 and later holds beyond a plain queue's pointers.
+    fn load_extra(&mut self, row: &impl Columns) {
+        let queue_id = self.queue_id;
+        let seed: Option<Vec<u8>> = row.value("seed");
+        self.extra = Extra {
+            up_next: row.value::<i32>("up_next").unwrap_or(0) as i64,
+            seed: seed.map(|s| {
+                s.try_into()
+                    .unwrap_or_else(|_| self.missing("seed of 32 bytes".into()))
+            }),
+            draws: row.value("draws").unwrap_or(0),
+            weight_max: (row.value::<i32>("weight_max")).map(|w| {
+                stored_u64(w.into(), || {
+                    format!("the weight_max of shuffle queue {queue_id}")
+                })
+            }),
+            listener: row.value("listener"),
+            plays: row.value("plays").unwrap_or(0),
+            ..Extra::default()
+        };
+    }
+
+    /// What the queue row of 0.7.0 holds beyond 0.5.0's: the seed's rule, the place in the album
+    /// of a queue of albums (a spread queue over album numbers: XX001 on another), and the
+    /// steps drawn ahead.
+    fn load_current(&mut self, row: &impl Columns, mode: &str, lock: bool) {
+        self.extra.seed_rule = row.value::<i16>("seed_rule");
+        self.extra.album_place = row.value::<i32>("album_place");
+        if self.extra.album_place.is_some() && mode != "spread" {
+            self.changed(format!("an album_place, but it is a {mode} queue"));
+        }
+        if self.extra.album_place.is_some() && !self.albums {
+            self.refuse_albums();
+        }
+        self.load_ahead(row.value::<i32>("ahead_steps"), lock);
     }
 
     /// The count of steps drawn ahead as the queue's row holds it, and when the row is locked

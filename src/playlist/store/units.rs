@@ -525,7 +525,14 @@ impl Groups for QueueStore<'_, '_> {
             return None;
         }
         let row = table.first();
-        Some((row.required("unit_id"), row.required::<i64>("slot") as u64))
+        let unit: i64 = row.required("unit_id");
+        let slot = stored_u64(row.required::<i64>("slot"), || {
+            format!(
+                "the slot of track {track} of shuffle queue {}",
+                self.queue_id
+            )
+        });
+        Some((unit, slot))
     }
 
     fn push(&mut self, unit: i64, slot: u64, track: i64) {
