@@ -104,28 +104,34 @@ impl QueueStore<'_, '_> {
         }
         let tracks: Vec<i64> = steps.iter().map(|s| s.track).collect();
         let up_next: Vec<bool> = steps.iter().map(|s| s.up_next).collect();
-        // Each step's draws as text ('{1,2}'): unnest cannot give an array per row.
-        let draws: Vec<String> = steps
-            .iter()
-            .map(|s| {
-                let values: Vec<String> = s.draws.iter().map(|d| d.to_string()).collect();
-                format!("{{{}}}", values.join(","))
-            })
-            .collect();
+        // Every step's draws in one array, each step's its slice [from, to] (unnest cannot give
+        // an array per row; an empty slice is an empty array).
+        let mut draws: Vec<i64> = Vec::new();
+        let (mut from, mut to): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
+        for step in steps {
+            from.push(place_of(draws.len() + 1));
+            draws.extend(step.draws.iter().map(|&d| {
+                i64::try_from(d).expect("a draw is below a count of tracks, far below 2^63")
+            }));
+            to.push(place_of(draws.len()));
+        }
         self.run(
             "INSERT INTO @extschema@.shuffle_queue_ahead (queue_id, step, track, up_next, draws) \
              SELECT $1, $2 OPERATOR(pg_catalog.+) s.i OPERATOR(pg_catalog.-) 1, s.track, \
-                    s.up_next, s.draws::pg_catalog.int8[] \
+                    s.up_next, ($5::pg_catalog.int8[])[s.draws_from : s.draws_to] \
                FROM ROWS FROM (pg_catalog.unnest($3::pg_catalog.int8[]), \
                                pg_catalog.unnest($4::pg_catalog.bool[]), \
-                               pg_catalog.unnest($5::pg_catalog.text[])) WITH ORDINALITY \
-                    AS s (track, up_next, draws, i)",
+                               pg_catalog.unnest($6::pg_catalog.int4[]), \
+                               pg_catalog.unnest($7::pg_catalog.int4[])) WITH ORDINALITY \
+                    AS s (track, up_next, draws_from, draws_to, i)",
             &[
                 self.queue_id.into(),
                 first.into(),
                 tracks.into(),
                 up_next.into(),
                 draws.into(),
+                from.into(),
+                to.into(),
             ],
         );
         if self.first_ahead.is_none() {
@@ -177,4 +183,10 @@ impl QueueStore<'_, '_> {
             self.count_ahead(0);
         }
     }
+}
+
+/// A place in the array of a look-ahead's draws: a look-ahead keeps at most a million steps of a
+/// few draws each.
+fn place_of(place: usize) -> i32 {
+    i32::try_from(place).expect("a look-ahead's draws number far fewer than 2^31")
 }
