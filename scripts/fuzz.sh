@@ -2,10 +2,11 @@
 # Random SQL against the extension, as a plain role, on a database where the extension's tables
 # hold desks, games and queues: sqlsmith's random queries (which reach the extension's functions
 # only now and then, among PostgreSQL's thousands), then random calls of every function of the
-# extension with arguments drawn from pools of edge values. Fails on a server crash, or on an
-# internal error (SQLSTATE XX000) raised inside the extension: each internal error of a statement
-# that calls the extension is replayed on a copy of the database whose extension functions are
-# stubs (tests/fuzz/stubs.sql); one that comes back there is PostgreSQL's own and is forgiven.
+# extension with arguments drawn from pools of edge values (tests/fuzz/calls.sh). Fails on a
+# server crash, or on an internal error (SQLSTATE XX000) raised inside the extension: each
+# internal error of a statement that calls the extension is replayed on a copy of the database
+# whose extension functions are stubs (tests/fuzz/stubs.sql); one that comes back there is
+# PostgreSQL's own and is forgiven.
 #   FUZZ_SEED     one seed for sqlsmith and the random calls (default: the current time, so
 #                 each `make fuzz` explores anew); printed with any failure, to repeat the run
 #   FUZZ_FIXED=1  the seeds of tests/fuzz/seeds instead, each with FUZZ_QUERIES queries: what
@@ -57,6 +58,57 @@ SELECT count(deal_cards(d)) FROM generate_series(1, 18) d, generate_series(1, 3)
 SELECT count(*) FROM generate_series(1, 4) d, fair_reveal(d);
 SELECT count(shuffle_queue_next(shuffle_queue_create(ARRAY(SELECT generate_series(1, n)::bigint))))
   FROM generate_series(1, 30) n;
+-- Queues of every kind, stepped, some with tracks up next, skipped or drawn ahead; their saved
+-- states are the real ones shuffle_queue_restore is given (and tampered with).
+CREATE TABLE fuzz_saved (id int PRIMARY KEY, state jsonb NOT NULL);
+CREATE TEMP TABLE fuzz_queue (id, queue_id) AS VALUES
+  (1, shuffle_queue_create(ARRAY(SELECT generate_series(1, 20)::bigint), 'random', 3)),
+  (2, shuffle_queue_new(ARRAY(SELECT generate_series(1, 12)::bigint),
+        groups => ARRAY(SELECT (g % 3)::text FROM generate_series(1, 12) g),
+        subgroups => ARRAY(SELECT (g % 2)::text FROM generate_series(1, 12) g),
+        seed => decode(repeat('01', 32), 'hex'))),
+  (3, shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], 'random', weights => '{1,5,2,9}')),
+  (4, shuffle_queue_new_albums(ARRAY(SELECT generate_series(1, 9)::bigint),
+        ARRAY(SELECT (g / 3)::text FROM generate_series(0, 8) g),
+        ARRAY(SELECT (g / 6)::text FROM generate_series(0, 8) g))),
+  (5, shuffle_queue_new(ARRAY(SELECT generate_series(1, 10)::bigint), listener => 7)),
+  (6, shuffle_queue_new(ARRAY(SELECT generate_series(1, 10)::bigint),
+        seed => decode(repeat('02', 32), 'hex'), start_with => 4)),
+  (7, shuffle_queue_new(ARRAY(SELECT generate_series(1, 8)::bigint), groups => '{a,a,b,b,c,c,d,d}',
+        listener => 8)),
+  (8, shuffle_queue_create(ARRAY(SELECT generate_series(1, 1000)::bigint)));
+SELECT count(shuffle_queue_next(queue_id)) FROM fuzz_queue, generate_series(1, 5);
+INSERT INTO fuzz_saved SELECT id, shuffle_queue_save(queue_id) FROM fuzz_queue;
+SELECT shuffle_queue_play_next(queue_id, ARRAY[2]::bigint[]), shuffle_queue_skip(queue_id),
+       shuffle_queue_skip_when_shuffling(queue_id, 3),
+       (SELECT count(*) FROM shuffle_queue_upcoming(queue_id, 5))
+  FROM shuffle_queue WHERE album_place IS NULL AND weight_max IS NULL
+ ORDER BY queue_id DESC LIMIT 3;
+INSERT INTO fuzz_saved SELECT 100 + queue_id, shuffle_queue_save(queue_id)
+  FROM shuffle_queue WHERE album_place IS NULL AND weight_max IS NULL
+ ORDER BY queue_id DESC LIMIT 3;
+GRANT SELECT ON fuzz_saved TO $role;
+-- A saved state with one of its values, at any depth (the n-th path, in order), replaced by
+-- value, or dropped when value is NULL.
+CREATE FUNCTION fuzz_tamper(state jsonb, n int, value jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS \$f\$
+  WITH RECURSIVE paths(path, v) AS (
+    SELECT ARRAY[]::text[], state
+    UNION ALL
+    SELECT p.path || e.k, e.v FROM paths p, LATERAL (
+      SELECT key, value FROM jsonb_each(CASE WHEN jsonb_typeof(p.v) = 'object' THEN p.v END)
+      UNION ALL
+      SELECT (i - 1)::text, value
+        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p.v) = 'array' THEN p.v END) WITH ORDINALITY a(value, i)
+    ) e(k, v)
+  )
+  SELECT CASE WHEN value IS NULL THEN state #- path ELSE jsonb_set(state, path, value) END
+    FROM paths WHERE path <> '{}' ORDER BY path
+  OFFSET abs(n) % greatest((SELECT count(*) FROM paths WHERE path <> '{}'), 1) LIMIT 1
+\$f\$;
+-- A schema of the role's own, where its DDL fires the extension's event triggers.
+CREATE SCHEMA fuzz_own AUTHORIZATION $role;
+CREATE TABLE fuzz_own.t (a int);
+ALTER TABLE fuzz_own.t OWNER TO $role;
 -- Server-side evidence: the SQLSTATE of every logged error, and calls per function.
 ALTER SYSTEM SET log_line_prefix = '%m [%p] %e ';
 ALTER SYSTEM SET log_min_error_statement = 'error';
@@ -69,101 +121,31 @@ SQL
 log=$(dirname "$PGDATA")/server.log
 start_line=$(($(wc -l <"$log") + 1))
 
-# Random calls: every function of the extension, arguments from pools of edge values (NULLs,
-# bounds, empty and multi-dimensional arrays, odd lower bounds, huge sizes, other element types,
-# seeds of the wrong length, unknown desks and queues), drawn from bash's RANDOM seeded by the
-# seed.
-pick() { local -n pool=$1; printf '%s' "${pool[RANDOM % ${#pool[@]}]}"; }
-ints=(0 1 -1 2 3 17 54 55 1000 -2147483648 2147483647 134217727 134217728 NULL)
-bigints=(0 1 -1 2 3 54 1000000 8589934591 -9223372036854775808 9223372036854775807 NULL)
-seeds=("decode(repeat('00', 32), 'hex')" "'\\x00'::bytea" "''::bytea" NULL
-  "decode(md5('a') || md5('b'), 'hex')" "decode(repeat('ff', 33), 'hex')")
-hands=("ARRAY[1, 2, 3]" "'{}'::int[]" "ARRAY[NULL, 1]::int[]" "ARRAY[55]" "'{{1,2},{3,4}}'::int[]"
-  "(SELECT p1_cards FROM game LIMIT 1)" "array_fill(7, ARRAY[100000])" "'[3:5]={1,2,3}'::int[]" NULL
-  "ARRAY[0, -1, 54]")
-arrays=("ARRAY[1, 2, 3]" "'{a,b,NULL}'::text[]" "'{}'::int[]" "'{{1,2},{3,4}}'::int[]"
-  "ARRAY['x'::varchar, 'yy']" "'1 2 3'::int2vector" "'1 2'::oidvector" "ARRAY[now(), now()]"
-  "ARRAY['{\"a\": 1}'::jsonb, '[]']" "ARRAY[1.5, 2.25]::numeric[]" "ARRAY[ROW(1, 'a'), NULL]"
-  "(SELECT array_agg(g) FROM generate_series(1, 100000) g)" "'[0:2]={1,2,3}'::int[]"
-  "ARRAY[true, false, NULL]" "NULL::int[]" "ARRAY[''::bytea, '\\x01']" "ARRAY[1::int2, 2]"
-  "(SELECT array_agg(md5(g::text)) FROM generate_series(1, 1000) g)" "'{{{1}},{{2}}}'::int[]")
-tracks=("ARRAY[1, 2, 3]::bigint[]" "'{}'::bigint[]" "ARRAY[1, 1]::bigint[]" "ARRAY[NULL]::bigint[]"
-  "ARRAY(SELECT generate_series(1, 1000)::bigint)" NULL "'{{1,2},{3,4}}'::bigint[]"
-  "ARRAY[-9223372036854775808, 9223372036854775807]")
-modes=("'shuffle'" "'random'" "''" NULL "'Shuffle'" "E'\\x01'" "repeat('x', 10000)")
-queues=("(SELECT max(queue_id) FROM shuffle_queue)" "(SELECT min(queue_id) FROM shuffle_queue)" 1 -1
-  NULL 999999)
-desks=(1 2 18 19 20 21 -1 NULL 2147483647)
-int_arrays=("'{}'::int[]" "'{3}'::int[]" "'{1,2,3}'::int[]" "'{0}'::int[]" "'{2,2}'::int[]" "'{NULL}'::int[]"
-  "'{{1},{2}}'::int[]" "ARRAY[2147483647]" NULL)
-bools=(true false NULL)
-percents=(0 1e-30 0.001 50 100 -1 100.5 "'NaN'" "'Infinity'" NULL)
-texts=("'x'" "''" NULL "repeat('é', 200)" "E'\\x01'" "'Zoë'")
-client_seeds=("'{a,b,c}'::text[]" "'{}'::text[]" "'{a,NULL,c}'::text[]" "ARRAY[repeat('x', 257), 'b', 'c']"
-  "'{{a,b},{c,d}}'::text[]" NULL "ARRAY['Zoë', '牌', '']" "'[0:2]={a,b,c}'::text[]")
-games=("(SELECT max(game_id) FROM game)" "(SELECT min(game_id) FROM game WHERE fair_commitment IS NOT NULL)"
-  -1 NULL)
-call() {
-  case $((RANDOM % 41)) in
-    0) echo "shuffle_ints($(pick ints), $(pick ints))" ;;
-    1) echo "shuffle_ints($(pick ints), $(pick ints), $(pick seeds))" ;;
-    2) echo "deal_cards($(pick desks))" ;;
-    3) echo "deal_hands($(pick ints), $(pick ints), $(pick ints))" ;;
-    4) echo "deal_hands($(pick ints))" ;;
-    5) echo "card_label($(pick ints))" ;;
-    6) echo "sort_hand($(pick hands))" ;;
-    7) echo "hand_labels($(pick hands))" ;;
-    8) echo "freecell_layout($(pick bigints))" ;;
-    9) echo "freecell_cards($(pick bigints))" ;;
-    10) echo "freecell_board($(pick bigints))" ;;
-    11) echo "shuffle_array($(pick arrays))" ;;
-    12) echo "shuffle_array($(pick arrays), $(pick seeds))" ;;
-    13) echo "sample_array($(pick arrays), $(pick ints))" ;;
-    14) echo "sample_array($(pick arrays), $(pick ints), $(pick seeds))" ;;
-    15) echo "sample_ints($(pick bigints), $(pick bigints), $(pick ints))" ;;
-    16) echo "sample_ints($(pick bigints), $(pick bigints), $(pick ints), $(pick seeds))" ;;
-    17) echo "shuffle_queue_create($(pick tracks), $(pick modes), $(pick ints))" ;;
-    18) echo "shuffle_queue_next($(pick queues))" ;;
-    19) echo "shuffle_queue_prev($(pick queues))" ;;
-    20) echo "shuffle_queue_current($(pick queues))" ;;
-    21) echo "shuffle_queue_add($(pick queues), $(pick bigints))" ;;
-    22) echo "shuffle_queue_remove($(pick queues), $(pick bigints))" ;;
-    23) echo "shuffle_queue_drop($(pick queues))" ;;
-    24) echo "fair_mode_on($(pick desks))" ;;
-    25) echo "fair_mode_off($(pick desks))" ;;
-    26) echo "fair_reveal($(pick desks))" ;;
-    27) echo "set_client_seed($(pick desks), $(pick ints), $(pick texts))" ;;
-    28) echo "fair_deal($(pick seeds), $(pick client_seeds), $(pick bigints))" ;;
-    29) echo "fair_verify_desk($(pick desks))" ;;
-    30) echo "fair_verify_game($(pick games))" ;;
-    31) echo "shuffle_spread($(pick arrays), $(pick arrays))" ;;
-    32) echo "shuffle_spread($(pick arrays), $(pick arrays), $(pick seeds))" ;;
-    33) echo "fair_mode_on($(pick desks), $(pick int_arrays), $(pick bools))" ;;
-    34) echo "fair_reveal($(pick desks), $(pick int_arrays), $(pick bools))" ;;
-    35) echo "fair_publication($(pick desks))" ;;
-    36) echo "fair_receipt($(pick games))" ;;
-    37) echo "shuffle_key($(pick seeds), $(pick bigints))" ;;
-    38) echo "shuffle_key($(pick seeds), $(pick texts))" ;;
-    39) echo "(SELECT count(*) FROM game TABLESAMPLE sparse_bernoulli($(pick percents)) REPEATABLE ($(pick ints)))" ;;
-    40) echo "(SELECT count(*) FROM sample_rows(NULL::game, $(pick ints), $(pick seeds)))" ;;
-  esac
-}
+source "$ROOT/tests/fuzz/calls.sh"
+if [ "$(psql -X -A -t -d dealcards_fuzz -c "SHOW server_version_num")" -ge 170000 ]; then
+  intervals+=("'infinity'" "'-infinity'")
+fi
 calls=${FUZZ_CALLS:-3000}
 
 # One seed's run: sqlsmith's queries, then the random calls; the server log's lines of the run go
 # to target/fuzz-server-SEED.log. The same seed on the same database gives the same statements
 # (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a slow machine).
 run_seed() {
-  local seed=$1 from
+  local seed=$1 from n
   from=$(($(wc -l <"$log") + 1))
   timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
     --seed="$seed" ${queries:+--max-queries="$queries"} >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
   RANDOM=$seed
   {
     echo "SET statement_timeout = '2s';"
-    # IS NULL: a result of a billion bytes is the extension's to make, but not a text to send to
-    # the client, which PostgreSQL cannot (array_out fails on more than 1 GB).
-    for _ in $(seq "$calls"); do echo "SELECT $(call) IS NULL;"; done
+    # Parallel plans wherever they may be: the row aggregates' partial states then cross
+    # between processes (combine, serialize, deserialize).
+    echo "SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+    # Each case once with arguments it accepts, then the random calls.
+    sweep=1
+    for ((n = 0; n < cases; n++)); do statement "$n"; done
+    sweep=0
+    for _ in $(seq "$calls"); do statement $((RANDOM % cases)); done
   } >"$ROOT/target/fuzz-calls-$seed.sql"
   psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/target/fuzz-calls-$seed.sql" >"$ROOT/target/fuzz-calls-$seed.log" 2>&1 || true
   tail -n +"$from" "$log" >"$ROOT/target/fuzz-server-$seed.log"
