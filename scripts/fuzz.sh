@@ -3,10 +3,11 @@
 # hold desks, games and queues: sqlsmith's random queries (which reach the extension's functions
 # only now and then, among PostgreSQL's thousands), then random calls of every function of the
 # extension with arguments drawn from pools of edge values (tests/fuzz/calls.sh). Fails on a
-# server crash, or on an internal error (SQLSTATE XX000) raised inside the extension: one whose
+# server crash; on an internal error (SQLSTATE XX000) raised inside the extension: one whose
 # location is in the extension's code, or one of a statement calling the extension that does not
 # come back when replayed on a copy of the database whose extension functions are stubs
-# (tests/fuzz/stubs.sql; one that comes back there is PostgreSQL's own and is forgiven).
+# (tests/fuzz/stubs.sql; one that comes back there is PostgreSQL's own and is forgiven); or when
+# sqlsmith ran no query for a seed.
 #   FUZZ_SEED     one seed for sqlsmith and the random calls (default: the current time, so
 #                 each `make fuzz` explores anew); printed with any failure, to repeat the run
 #   FUZZ_FIXED=1  the seeds of tests/fuzz/seeds instead, each with FUZZ_QUERIES queries: what
@@ -130,11 +131,12 @@ calls=${FUZZ_CALLS:-3000}
 # One seed's run: sqlsmith's queries, then the random calls; the server log's lines of the run go
 # to target/fuzz-server-SEED.log. The same seed on the same database gives the same statements
 # (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a slow machine).
+# (--verbose: sqlsmith counts its queries, "queries: N", which the pass checks.)
 run_seed() {
   local seed=$1 from n
   from=$(($(wc -l <"$log") + 1))
   timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
-    --seed="$seed" ${queries:+--max-queries="$queries"} >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
+    --seed="$seed" ${queries:+--max-queries="$queries"} --verbose >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
   RANDOM=$seed
   {
     echo "SET statement_timeout = '2s';"
@@ -186,6 +188,15 @@ echo "calls of the extension's functions during the run:"
 psql -X -q -d dealcards_fuzz -c "
   SELECT funcname, calls FROM pg_stat_user_functions
    WHERE funcname ~ '^($functions)\$' ORDER BY calls DESC, funcname"
+
+# sqlsmith's count of the queries it ran for a seed ("queries: N" as it ends; a run that timeout
+# ended: the marks of its progress line, one per query), from its log $1.
+sqlsmith_queries() {
+  local n
+  n=$(grep -o '^queries: [0-9]*' "$1" | tail -1 | cut -d' ' -f2)
+  [ -n "$n" ] || n=$(grep -E '^[.eStCT]+$' "$1" | tr -d '\n' | wc -c)
+  echo "$n"
+}
 
 status=0
 if grep -E "terminated by signal|was terminated|server closed the connection unexpectedly" \
@@ -314,6 +325,14 @@ probe=$(ours "$ROOT/target/fuzz-probe.log")
   printf '%s\n' "$probe" >&2
   exit 1
 }
+# A seed for which sqlsmith ran no query fails the pass: a log that ends before any, and one that
+# counts none.
+grep -v '^queries: ' "$ROOT/target/fuzz-sqlsmith-${fuzz_seeds[0]}.log" | grep -v -E '^[.eStCT]+$' >"$ROOT/target/fuzz-probe.log" || true
+printf 'queries: 0\n' >"$ROOT/target/fuzz-probe-2.log"
+[ "$(sqlsmith_queries "$ROOT/target/fuzz-probe.log")" = 0 ] && [ "$(sqlsmith_queries "$ROOT/target/fuzz-probe-2.log")" = 0 ] || {
+  echo "the fuzzing pass does not see that sqlsmith ran no query" >&2
+  exit 1
+}
 # The recorded statements (tests/fuzz/regressions.sql) each raised an internal error of
 # PostgreSQL's own, and none of them counts against the extension.
 recorded=$(grep -c '^SELECT' "$ROOT/tests/fuzz/regressions.sql")
@@ -344,8 +363,12 @@ for seed in "${fuzz_seeds[@]}"; do
   fi
 done
 for seed in "${fuzz_seeds[@]}"; do
-  done_queries=$(grep -o "queries: [0-9]*" "$ROOT/target/fuzz-sqlsmith-$seed.log" | tail -1 || true)
-  echo "seed $seed: sqlsmith ${done_queries:-(see target/fuzz-sqlsmith-$seed.log)}, then $calls random calls (target/fuzz-calls-$seed.sql)"
+  n=$(sqlsmith_queries "$ROOT/target/fuzz-sqlsmith-$seed.log")
+  echo "seed $seed: sqlsmith ran $n queries, then $cases calls of the sweep and $calls random calls (target/fuzz-calls-$seed.sql)"
+  if [ "$n" = 0 ]; then
+    echo "sqlsmith ran no query with seed $seed (target/fuzz-sqlsmith-$seed.log)" >&2
+    status=1
+  fi
 done
 echo "errors by SQLSTATE in the server log:"
 grep -o -E '^[0-9-]+ [0-9:.]+ [A-Z]+ \[[0-9]+\] [0-9A-Z]{5} ERROR: ' "$ROOT/target/fuzz-server.log" |
