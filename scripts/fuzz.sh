@@ -6,8 +6,9 @@
 # server crash; on an internal error (SQLSTATE XX000) raised inside the extension: one whose
 # location is in the extension's code, or one of a statement calling the extension that does not
 # come back when replayed on a copy of the database whose extension functions are stubs
-# (tests/fuzz/stubs.sql; one that comes back there is PostgreSQL's own and is forgiven); or when
-# sqlsmith ran no query for a seed.
+# (tests/fuzz/stubs.sql; one that comes back there is PostgreSQL's own and is forgiven); when
+# sqlsmith ran no query for a seed; or when a function of the extension (every entry of pg_proc
+# the extension owns) got no call.
 #   FUZZ_SEED     one seed for sqlsmith and the random calls (default: the current time, so
 #                 each `make fuzz` explores anew); printed with any failure, to repeat the run
 #   FUZZ_FIXED=1  the seeds of tests/fuzz/seeds instead, each with FUZZ_QUERIES queries: what
@@ -184,10 +185,66 @@ functions=$(psql -X -A -t -d dealcards_fuzz -c "
 symbols=$(psql -X -A -t -d dealcards_fuzz -c "
   SELECT string_agg(DISTINCT prosrc, '|') FROM ($extension_members) f WHERE lanname = 'c'")
 
-echo "calls of the extension's functions during the run:"
-psql -X -q -d dealcards_fuzz -c "
-  SELECT funcname, calls FROM pg_stat_user_functions
-   WHERE funcname ~ '^($functions)\$' ORDER BY calls DESC, funcname"
+# Every function of the extension (each entry of pg_proc it owns, by oid: every overload) with
+# its calls during the run (pg_stat_user_functions, track_functions = all) and, where PostgreSQL
+# counts none, why: functions it calls without fmgr's accounting, by their role in the catalog
+# (an aggregate, a support function of an aggregate in pg_aggregate, an I/O function of a type
+# in pg_type, a TABLESAMPLE method's handler, which returns tsm_handler). A call that raises is
+# not counted either: a PL/pgSQL function counts as called when the server log names it in an
+# error's CONTEXT. Lines "function|calls|evidence"; evidence "none" for a function not called.
+# $1: the database, $2: its server log.
+calls_by_function() {
+  local row oid function calls role lanname evidence qualified
+  psql -X -A -t -F '|' -d "$1" -c "
+    SELECT f.oid, f.oid::regprocedure, COALESCE(s.calls, 0), f.lanname,
+           pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(f.proname) || '(' ||
+             pg_catalog.array_to_string(ARRAY(SELECT pg_catalog.format_type(t, NULL)
+               FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY a(t, i) ORDER BY i), ',') || ')',
+           CASE
+             WHEN f.prokind = 'a' THEN 'aggregate'
+             WHEN EXISTS (SELECT FROM pg_catalog.pg_aggregate a WHERE f.oid IN (a.aggtransfn, a.aggfinalfn,
+                            a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn))
+               THEN 'support function of an aggregate'
+             WHEN EXISTS (SELECT FROM pg_catalog.pg_type t WHERE f.oid IN (t.typinput, t.typoutput, t.typreceive,
+                            t.typsend, t.typmodin, t.typmodout, t.typanalyze, t.typsubscript))
+               THEN 'I/O function of a type'
+             WHEN f.prorettype = 'pg_catalog.tsm_handler'::pg_catalog.regtype THEN 'TABLESAMPLE method'
+             ELSE ''
+           END
+      FROM ($extension_members) f
+      JOIN pg_catalog.pg_proc p ON p.oid = f.oid
+      JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+      LEFT JOIN pg_catalog.pg_stat_user_functions s ON s.funcid = f.oid
+     ORDER BY 2" | while IFS='|' read -r oid function calls lanname qualified role; do
+    if [ "$calls" != 0 ]; then
+      evidence=counted
+    elif [ -n "$role" ]; then
+      evidence="not counted by PostgreSQL: $role"
+    elif [ "$lanname" = plpgsql ] && grep -qF -e "PL/pgSQL function $qualified line" \
+      -e "PL/pgSQL function $function line" "$2"; then
+      evidence="called, raised (the log's CONTEXT)"
+    else
+      evidence=none
+    fi
+    printf '%s|%s|%s\n' "$function" "$calls" "$evidence"
+  done
+}
+# The statistics of the sessions that ended are in once no session of the fuzzing role is left
+# (a backend sends its counts as it exits); a function still without a call is looked up again
+# a few times, in case the last counts were on their way.
+uncalled() {
+  local try
+  for try in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(psql -X -A -t -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE usename = '$role'")" = 0 ] && break
+    sleep 1
+  done
+  for try in 1 2 3; do
+    calls_by_function "$1" "$2" >"$ROOT/target/fuzz-calls-by-function.txt"
+    grep -q '|none$' "$ROOT/target/fuzz-calls-by-function.txt" || break
+    [ "$try" = 3 ] || sleep 2
+  done
+  grep '|none$' "$ROOT/target/fuzz-calls-by-function.txt" | cut -d'|' -f1 || true
+}
 
 # sqlsmith's count of the queries it ran for a seed ("queries: N" as it ends; a run that timeout
 # ended: the marks of its progress line, one per query), from its log $1.
@@ -325,6 +382,12 @@ probe=$(ours "$ROOT/target/fuzz-probe.log")
   printf '%s\n' "$probe" >&2
   exit 1
 }
+# A function without a call fails the pass: the stub database's statistics count no call of the
+# extension's real functions (a replay calls its stubs at most), nor does an empty log name one.
+[ -n "$(uncalled "$stub_db" /dev/null)" ] || {
+  echo "the fuzzing pass does not see a function of the extension that got no call" >&2
+  exit 1
+}
 # A seed for which sqlsmith ran no query fails the pass: a log that ends before any, and one that
 # counts none.
 grep -v '^queries: ' "$ROOT/target/fuzz-sqlsmith-${fuzz_seeds[0]}.log" | grep -v -E '^[.eStCT]+$' >"$ROOT/target/fuzz-probe.log" || true
@@ -370,8 +433,18 @@ for seed in "${fuzz_seeds[@]}"; do
     status=1
   fi
 done
+
+missing=$(uncalled dealcards_fuzz "$ROOT/target/fuzz-server.log")
+echo "calls of the extension's functions during the run (target/fuzz-calls-by-function.txt):"
+column -t -s '|' "$ROOT/target/fuzz-calls-by-function.txt"
+awk -F'|' '{ n[$3 == "counted" ? "counted by PostgreSQL" : $3]++ } END { for (e in n) printf "%4d %s\n", n[e], e }' \
+  "$ROOT/target/fuzz-calls-by-function.txt" | sort -rn
+if [ -n "$missing" ]; then
+  printf 'functions of the extension that got no call (add calls to tests/fuzz/calls.sh):\n%s\n' "$missing" >&2
+  status=1
+fi
 echo "errors by SQLSTATE in the server log:"
 grep -o -E '^[0-9-]+ [0-9:.]+ [A-Z]+ \[[0-9]+\] [0-9A-Z]{5} ERROR: ' "$ROOT/target/fuzz-server.log" |
   awk '{ print $5 }' | sort | uniq -c | sort -rn | head -10 || true
-[ "$status" = 0 ] && say "fuzzing found no crash and no internal error in the extension"
+[ "$status" = 0 ] && say "fuzzing found no crash and no internal error in the extension, sqlsmith ran its queries and every function of the extension got calls"
 exit "$status"
