@@ -129,15 +129,39 @@ if [ "$(psql -X -A -t -d dealcards_fuzz -c "SHOW server_version_num")" -ge 17000
 fi
 calls=${FUZZ_CALLS:-3000}
 
+# A stub database $1: a copy of the fuzzing database in which every function of the extension is
+# a stub that runs none of its code (tests/fuzz/stubs.sql). Backends of the fuzzing run that are
+# still finishing a query would keep CREATE DATABASE from copying it: they are ended first.
+stub_db=dealcards_fuzz_stub
+make_stub_database() {
+  local name=$1 try
+  for try in 1 2 3; do
+    psql -q -X -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>"$ROOT/target/fuzz-stub.log" <<SQL && break
+SET client_min_messages = warning;
+SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+ WHERE datname = 'dealcards_fuzz' AND pid <> pg_backend_pid();
+DROP DATABASE IF EXISTS $name WITH (FORCE);
+CREATE DATABASE $name TEMPLATE dealcards_fuzz;
+SQL
+    [ "$try" -lt 3 ] || { cat "$ROOT/target/fuzz-stub.log" >&2; exit 1; }
+    sleep 2
+  done
+  psql -q -X -d "$name" -v ON_ERROR_STOP=1 -f "$ROOT/tests/fuzz/stubs.sql" >/dev/null
+}
+
 # One seed's run: sqlsmith's queries, then the random calls; the server log's lines of the run go
-# to target/fuzz-server-SEED.log. The same seed on the same database gives the same statements
+# to target/fuzz-server-SEED.log (and those of each part to -sqlsmith.log and -calls.log). The
+# internal errors of sqlsmith's statements are replayed on a stub database made as sqlsmith ends,
+# whose tables hold what they read, before the calls change the extension's tables. The same seed on the same database gives the same statements
 # (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a slow machine).
 # (--verbose: sqlsmith counts its queries, "queries: N", which the pass checks.)
 run_seed() {
-  local seed=$1 from n
+  local seed=$1 from calls_from n
   from=$(($(wc -l <"$log") + 1))
   timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
     --seed="$seed" ${queries:+--max-queries="$queries"} --verbose >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
+  make_stub_database "${stub_db}_$seed"
+  calls_from=$(($(wc -l <"$log") + 1))
   RANDOM=$seed
   {
     echo "SET statement_timeout = '2s';"
@@ -152,6 +176,8 @@ run_seed() {
   } >"$ROOT/target/fuzz-calls-$seed.sql"
   psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/target/fuzz-calls-$seed.sql" >"$ROOT/target/fuzz-calls-$seed.log" 2>&1 || true
   tail -n +"$from" "$log" >"$ROOT/target/fuzz-server-$seed.log"
+  sed -n "$from,$((calls_from - 1))p" "$log" >"$ROOT/target/fuzz-server-$seed-sqlsmith.log"
+  tail -n +"$calls_from" "$log" >"$ROOT/target/fuzz-server-$seed-calls.log"
 }
 for seed in "${fuzz_seeds[@]}"; do
   run_seed "$seed"
@@ -273,35 +299,16 @@ internal_errors() {
     END { if (error != "") print error }' "$1"
 }
 
-# The stub database: a copy of the fuzzing database in which every function of the extension is
-# a stub that runs none of its code (tests/fuzz/stubs.sql). Backends of the fuzzing run that are
-# still finishing a query would keep CREATE DATABASE from copying it: they are ended first.
-stub_db=dealcards_fuzz_stub
-make_stub_database() {
-  local try
-  for try in 1 2 3; do
-    psql -q -X -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>"$ROOT/target/fuzz-stub.log" <<SQL && break
-SET client_min_messages = warning;
-SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
- WHERE datname = 'dealcards_fuzz' AND pid <> pg_backend_pid();
-DROP DATABASE IF EXISTS $stub_db WITH (FORCE);
-CREATE DATABASE $stub_db TEMPLATE dealcards_fuzz;
-SQL
-    [ "$try" -lt 3 ] || { cat "$ROOT/target/fuzz-stub.log" >&2; exit 1; }
-    sleep 2
-  done
-  psql -q -X -d "$stub_db" -v ON_ERROR_STOP=1 -f "$ROOT/tests/fuzz/stubs.sql" >/dev/null
-}
-
 # Whether an internal error is raised again when its statement runs without the extension's code:
-# replayed on the stub database, as the fuzzing role, in a transaction that is rolled back; the
-# same SQLSTATE from the same function of PostgreSQL (its LOCATION) counts as raised again.
+# replayed on the stub database $replay_db, as the fuzzing role, in a transaction that is rolled
+# back; the same SQLSTATE from the same function of PostgreSQL (its LOCATION) counts as raised
+# again.
 raised_without_extension() {
   local error=$1 statement location replay
   statement=$(sed 's/^.* XX000 STATEMENT:  //' <<<"$error" | tr '\037' '\n')
   location=$(sed -n 's/^.* XX000 LOCATION:  \([^,]*\), .*/\1/p' <<<"$error")
   replay=$(printf "SET statement_timeout = '10s';\nBEGIN;\n%s\n;\nROLLBACK;\n" "$statement" |
-    PGOPTIONS="-c client_min_messages=warning" psql -X -q -d "$stub_db" -U "$role" \
+    PGOPTIONS="-c client_min_messages=warning" psql -X -q -d "$replay_db" -U "$role" \
       -v VERBOSITY=verbose -f - 2>&1 >/dev/null) || true
   grep -q "ERROR:  XX000: " <<<"$replay" || return 1
   [ -z "$location" ] || grep -qF "LOCATION:  $location, " <<<"$replay"
@@ -324,9 +331,11 @@ located_in_extension() {
 calls_ours() {
   grep -qE "STATEMENT:.*(^|[^a-z_])(($functions) *\\(|(::|[Aa][Ss] +)($functions)([^a-z_]|\$))" <<<"$1"
 }
-# The internal errors of a log that are the extension's: those located in its code, and those of
-# a statement calling it that its stub database does not raise again.
+# The internal errors of log $1 that are the extension's: those located in its code, and those
+# of a statement calling it that the stub database $2 (default: the one made after the run) does
+# not raise again.
 ours() {
+  local replay_db=${2:-$stub_db}
   internal_errors "$1" | while IFS= read -r error; do
     if located_in_extension "$error" || { calls_ours "$error" && ! raised_without_extension "$error"; }; then
       printf '%s\n' "$error" | tr '\037' ' '
@@ -334,7 +343,7 @@ ours() {
   done || true
 }
 
-make_stub_database
+make_stub_database "$stub_db"
 
 # The detector itself must catch an internal error raised inside the extension: a panic of its
 # own in a statement that spans lines, and one raised by PostgreSQL's C code while the extension
@@ -415,7 +424,8 @@ for seed in "${fuzz_seeds[@]}"; do
   [ "$internal" = 0 ] && continue
   calling=$(internal_errors "$ROOT/target/fuzz-server-$seed.log" | while IFS= read -r error; do
     calls_ours "$error" && echo; done | grep -c . || true)
-  found=$(ours "$ROOT/target/fuzz-server-$seed.log")
+  found=$(ours "$ROOT/target/fuzz-server-$seed-sqlsmith.log" "${stub_db}_$seed"
+    ours "$ROOT/target/fuzz-server-$seed-calls.log")
   if [ -n "$found" ]; then
     printf 'internal errors (XX000) raised inside the extension, with seed %s (repeat: FUZZ_SEED=%s%s make fuzz):\n%s\n' \
       "$seed" "$seed" "${queries:+ FUZZ_QUERIES=$queries}" "$found" >&2
