@@ -437,7 +437,8 @@ for seed in "${fuzz_seeds[@]}"; do
 done
 for seed in "${fuzz_seeds[@]}"; do
   n=$(sqlsmith_queries "$ROOT/target/fuzz-sqlsmith-$seed.log")
-  echo "seed $seed: sqlsmith ran $n queries, then $cases calls of the sweep and $calls random calls (target/fuzz-calls-$seed.sql)"
+  echo "seed $seed: sqlsmith ran $n queries, then the sweep of every case and $calls random calls" \
+    "(target/fuzz-calls-$seed.sql)"
   if [ "$n" = 0 ]; then
     echo "sqlsmith ran no query with seed $seed (target/fuzz-sqlsmith-$seed.log)" >&2
     status=1

@@ -135,6 +135,37 @@ state_text() {
   printf "('\\\\x' || '%s' || '0%s' || %s)" "$(pick state_heads)" "$(num 7)" "$body"
 }
 
+# e: a call of row aggregate $1 (0 to 6) of the values $2.
+aggregate() {
+  local v=$2 k w s from
+  k=$(pick ints) w=$(pick agg_weights) s=$(pick seeds)
+  from=$(one "generate_series(1, $(pick rows)) g" "(SELECT game_id::int AS g FROM game) t")
+  case $1 in
+    0) e="(SELECT sample_agg($v, $k) FROM $from)" ;;
+    1) e="(SELECT sample_agg($v, $k, $w) FROM $from)" ;;
+    2) e="(SELECT resample_agg($v, $k) FROM $from)" ;;
+    3) e="(SELECT resample_agg($v, $k, $w) FROM $from)" ;;
+    4) e="(SELECT shuffle_agg($v) FROM $from)" ;;
+    5) e="(SELECT sample_agg_seeded($v, $k, $s) FROM $from)" ;;
+    6) e="(SELECT shuffle_agg_seeded($v, $s) FROM $from)" ;;
+  esac
+}
+# e: use $1 (0 to 10) of a rows_agg_state value given from outside.
+typed_state() {
+  local t
+  typed_states=("'\\x'::rows_agg_state" "$(state_text)::rows_agg_state" NULL)
+  t=$(pick typed_states)
+  case $1 in
+    0) e="$(state_text)::rows_agg_state" ;;
+    1) e="rows_agg_state_out($t)" ;;
+    2) e="rows_agg_state_send($t)" ;;
+    3) e="rows_agg_combine($t, $(pick typed_states))" ;;
+    4) e="sample_agg_step($t, 1, $(pick ints))" ;;
+    5) e="shuffle_agg_seeded_step($t, 'x'::text, $(pick seeds))" ;;
+    *) local finals=(int2 int4 int8 text uuid); e="rows_agg_final_${finals[$1 - 6]}($t)" ;;
+  esac
+}
+
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
@@ -217,20 +248,21 @@ statement() {
     69) e="dealcards_written_here($(pick xids))" ;;
     70)
       # The row aggregates, typed and polymorphic, over generated rows or a table's (the latter
-      # may be planned in parallel: combine, serialize and deserialize).
-      local v k w s from
-      v=$(pick agg_values) k=$(pick ints) w=$(pick agg_weights) s=$(pick seeds)
-      from=$(one "generate_series(1, $(pick rows)) g" "(SELECT game_id::int AS g FROM game) t")
+      # may be planned in parallel: combine, serialize and deserialize). The sweep takes each of
+      # them: the seven for each type of the typed forms, and for another type.
+      if [ "$sweep" = 1 ]; then
+        local v form
+        for v in "g::int2" "g" "g::int8" "g::text" "md5(g::text)::uuid" "g::numeric"; do
+          for form in 0 1 2 3 4 5 6; do
+            aggregate "$form" "$v"
+            resolve "SELECT $e IS NULL;"
+            printf '%s\n' "$REPLY"
+          done
+        done
+        return
+      fi
       choose 7
-      case $REPLY in
-        0) e="(SELECT sample_agg($v, $k) FROM $from)" ;;
-        1) e="(SELECT sample_agg($v, $k, $w) FROM $from)" ;;
-        2) e="(SELECT resample_agg($v, $k) FROM $from)" ;;
-        3) e="(SELECT resample_agg($v, $k, $w) FROM $from)" ;;
-        4) e="(SELECT shuffle_agg($v) FROM $from)" ;;
-        5) e="(SELECT sample_agg_seeded($v, $k, $s) FROM $from)" ;;
-        6) e="(SELECT shuffle_agg_seeded($v, $s) FROM $from)" ;;
-      esac ;;
+      aggregate "$REPLY" "$(pick agg_values)" ;;
     72) e="shuffle_queue_up_next($(pick any_queues))" ;;
     73) e="shuffle_queue_clear_up_next($(pick any_queues))" ;;
     74) e="(SELECT count(*) FROM dealcards_check())" ;;
@@ -244,20 +276,18 @@ statement() {
     79) statement="INSERT INTO dealcards_table_setting (table_name, options) VALUES ($(one "'game'" "'desk'" "'fuzz'" "''"), $(one "'{fillfactor=90}'" "'{}'" "'{x=1}'" "'{autovacuum_enabled=off}'")) ON CONFLICT (table_name) DO UPDATE SET options = excluded.options;" ;;
     71)
       # rows_agg_state from outside: its text and binary forms, and the typed support functions
-      # called outside an aggregate.
-      local t
-      typed_states=("'\\x'::rows_agg_state" "$(state_text)::rows_agg_state" NULL)
-      t=$(pick typed_states)
-      choose 7
-      case $REPLY in
-        0) e="$(state_text)::rows_agg_state" ;;
-        1) e="rows_agg_state_out($t)" ;;
-        2) e="rows_agg_state_send($t)" ;;
-        3) e="rows_agg_final_$(one int2 int4 int8 text uuid)($t)" ;;
-        4) e="rows_agg_combine($t, $(pick typed_states))" ;;
-        5) e="sample_agg_step($t, 1, $(pick ints))" ;;
-        6) e="shuffle_agg_seeded_step($t, 'x'::text, $(pick seeds))" ;;
-      esac ;;
+      # called outside an aggregate (the sweep takes each).
+      if [ "$sweep" = 1 ]; then
+        local form
+        for form in 0 1 2 3 4 5 6 7 8 9 10; do
+          typed_state "$form"
+          resolve "SELECT $e IS NULL;"
+          printf '%s\n' "$REPLY"
+        done
+        return
+      fi
+      choose 11
+      typed_state "$REPLY" ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
   printf '%s\n' "$REPLY"
