@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Random SQL against the extension, as a plain role, on a database where the extension's tables
-# hold desks, games and queues: sqlsmith's random queries (which reach the extension's functions
-# only now and then, among PostgreSQL's thousands), then random calls of every function of the
-# extension with arguments drawn from pools of edge values (tests/fuzz/calls.sh). Fails on a
-# server crash; on an internal error (SQLSTATE XX000) raised inside the extension: one whose
+# hold desks, games and queues, for each seed: calls of every function of the extension with
+# arguments drawn from pools of edge values (tests/fuzz/calls.sh), then sqlsmith's random queries
+# (which reach the extension's functions only now and then, among PostgreSQL's thousands). Fails
+# on a server crash; on an internal error (SQLSTATE XX000) raised inside the extension: one whose
 # location is in the extension's code, or one of a statement calling the extension that does not
 # come back when replayed on a copy of the database whose extension functions are stubs
 # (tests/fuzz/stubs.sql; one that comes back there is PostgreSQL's own and is forgiven); when
@@ -149,19 +149,16 @@ SQL
   psql -q -X -d "$name" -v ON_ERROR_STOP=1 -f "$ROOT/tests/fuzz/stubs.sql" >/dev/null
 }
 
-# One seed's run: sqlsmith's queries, then the random calls; the server log's lines of the run go
-# to target/fuzz-server-SEED.log (and those of each part to -sqlsmith.log and -calls.log). The
-# internal errors of sqlsmith's statements are replayed on a stub database made as sqlsmith ends,
-# whose tables hold what they read, before the calls change the extension's tables. The same seed on the same database gives the same statements
-# (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a slow machine).
-# (--verbose: sqlsmith counts its queries, "queries: N", which the pass checks.)
+# One seed's run: the calls, then sqlsmith's queries; the server log's lines of the run go to
+# target/fuzz-server-SEED.log (and those of each part to -calls.log and -sqlsmith.log). The calls
+# come first: the first seed's sweep then meets the database as set up, every time. The internal
+# errors of sqlsmith's statements are replayed on a stub database made as sqlsmith ends, whose
+# tables hold what they read, before the next seed's calls change them. The same seed on the same
+# database gives the same statements (sqlsmith --max-queries; FUZZ_SECONDS only bounds a run on a
+# slow machine); --verbose: sqlsmith counts its queries ("queries: N"), which the pass checks.
 run_seed() {
-  local seed=$1 from calls_from n
+  local seed=$1 from sqlsmith_from n
   from=$(($(wc -l <"$log") + 1))
-  timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
-    --seed="$seed" ${queries:+--max-queries="$queries"} --verbose >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
-  make_stub_database "${stub_db}_$seed"
-  calls_from=$(($(wc -l <"$log") + 1))
   RANDOM=$seed
   {
     echo "SET statement_timeout = '2s';"
@@ -175,9 +172,13 @@ run_seed() {
     for _ in $(seq "$calls"); do statement $((RANDOM % cases)); done
   } >"$ROOT/target/fuzz-calls-$seed.sql"
   psql -X -q -d dealcards_fuzz -U "$role" -f "$ROOT/target/fuzz-calls-$seed.sql" >"$ROOT/target/fuzz-calls-$seed.log" 2>&1 || true
+  sqlsmith_from=$(($(wc -l <"$log") + 1))
+  timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=$role dbname=dealcards_fuzz" \
+    --seed="$seed" ${queries:+--max-queries="$queries"} --verbose >"$ROOT/target/fuzz-sqlsmith-$seed.log" 2>&1 || true
+  make_stub_database "${stub_db}_$seed"
   tail -n +"$from" "$log" >"$ROOT/target/fuzz-server-$seed.log"
-  sed -n "$from,$((calls_from - 1))p" "$log" >"$ROOT/target/fuzz-server-$seed-sqlsmith.log"
-  tail -n +"$calls_from" "$log" >"$ROOT/target/fuzz-server-$seed-calls.log"
+  sed -n "$from,$((sqlsmith_from - 1))p" "$log" >"$ROOT/target/fuzz-server-$seed-calls.log"
+  tail -n +"$sqlsmith_from" "$log" >"$ROOT/target/fuzz-server-$seed-sqlsmith.log"
 }
 for seed in "${fuzz_seeds[@]}"; do
   run_seed "$seed"
@@ -437,8 +438,8 @@ for seed in "${fuzz_seeds[@]}"; do
 done
 for seed in "${fuzz_seeds[@]}"; do
   n=$(sqlsmith_queries "$ROOT/target/fuzz-sqlsmith-$seed.log")
-  echo "seed $seed: sqlsmith ran $n queries, then the sweep of every case and $calls random calls" \
-    "(target/fuzz-calls-$seed.sql)"
+  echo "seed $seed: the sweep of every case and $calls random calls (target/fuzz-calls-$seed.sql)," \
+    "then sqlsmith ran $n queries"
   if [ "$n" = 0 ]; then
     echo "sqlsmith ran no query with seed $seed (target/fuzz-sqlsmith-$seed.log)" >&2
     status=1
