@@ -90,6 +90,33 @@ INSERT INTO fuzz_saved SELECT 100 + queue_id, shuffle_queue_save(queue_id)
   FROM shuffle_queue WHERE album_place IS NULL AND weight_max IS NULL
  ORDER BY queue_id DESC LIMIT 3;
 GRANT SELECT ON fuzz_saved TO $role;
+-- Real rows_agg_state values of every kind and type of the typed aggregates, which the calls give
+-- the type's input and final functions as they are and with their bytes changed: the states of
+-- aggregates made of the extension's step functions without a final function, dropped once used.
+CREATE TABLE fuzz_states (id serial PRIMARY KEY, state rows_agg_state NOT NULL);
+CREATE AGGREGATE fuzz_sample(anyelement, int) (SFUNC = sample_agg_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_sample(anyelement, int, float8) (SFUNC = sample_agg_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_resample(anyelement, int) (SFUNC = resample_agg_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_resample(anyelement, int, float8) (SFUNC = resample_agg_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_shuffle(anyelement) (SFUNC = shuffle_agg_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_sample_seeded(anyelement, int, bytea) (SFUNC = sample_agg_seeded_step, STYPE = rows_agg_state);
+CREATE AGGREGATE fuzz_shuffle_seeded(anyelement, bytea) (SFUNC = shuffle_agg_seeded_step, STYPE = rows_agg_state);
+DO \$\$
+DECLARE
+  v text;
+BEGIN
+  FOREACH v IN ARRAY ARRAY['g::int2', 'g', 'g::int8', 'g::text', 'md5(g::text)::uuid'] LOOP
+    EXECUTE format('INSERT INTO fuzz_states (state) SELECT unnest(ARRAY[fuzz_sample(%1\$s, 3),
+      fuzz_sample(%1\$s, 3, g), fuzz_resample(%1\$s, 3), fuzz_resample(%1\$s, 3, g), fuzz_shuffle(%1\$s),
+      fuzz_sample_seeded(%1\$s, 3, %2\$L), fuzz_shuffle_seeded(%1\$s, %2\$L)])
+      FROM generate_series(1, 10) g', v, decode(repeat('00', 32), 'hex'));
+  END LOOP;
+END
+\$\$;
+DROP AGGREGATE fuzz_sample(anyelement, int), fuzz_sample(anyelement, int, float8),
+  fuzz_resample(anyelement, int), fuzz_resample(anyelement, int, float8), fuzz_shuffle(anyelement),
+  fuzz_sample_seeded(anyelement, int, bytea), fuzz_shuffle_seeded(anyelement, bytea);
+GRANT SELECT ON fuzz_states TO $role;
 -- A saved state with one of its values, at any depth (the n-th path, in order), replaced by
 -- value, or dropped when value is NULL.
 CREATE FUNCTION fuzz_tamper(state jsonb, n int, value jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS \$f\$

@@ -153,7 +153,7 @@ aggregate() {
 # e: use $1 (0 to 10) of a rows_agg_state value given from outside.
 typed_state() {
   local t
-  typed_states=("'\\x'::rows_agg_state" "$(state_text)::rows_agg_state" NULL)
+  typed_states=("'\\x'::rows_agg_state" "$(state_text)::rows_agg_state" NULL::rows_agg_state)
   t=$(pick typed_states)
   case $1 in
     0) e="$(state_text)::rows_agg_state" ;;
@@ -166,10 +166,31 @@ typed_state() {
   esac
 }
 
+# e: use $1 (0 to 3) of a real rows_agg_state (fuzz_states holds one of each kind for each type),
+# as it is or with its bytes changed: one overwritten, cut short, more after them, a count made
+# huge; the value is then read by the type's input function.
+real_state() {
+  local real bytes changed
+  real="(SELECT state FROM fuzz_states ORDER BY id OFFSET $(num 36) LIMIT 1)"
+  bytes="rows_agg_state_send($real)"
+  changed=$(one "$real" \
+    "('\\x' || encode(overlay($bytes placing decode(lpad(to_hex($(num 256)), 2, '0'), 'hex') from 1 + $(num 80) for 1), 'hex'))::rows_agg_state" \
+    "('\\x' || encode(substr($bytes, 1, $(num 80)), 'hex'))::rows_agg_state" \
+    "('\\x' || encode($bytes || decode(md5('$(num 100)'), 'hex'), 'hex'))::rows_agg_state" \
+    "('\\x' || encode(overlay($bytes placing '\\xffffffffffffff7f'::bytea from 6 + $(num 8) for 8), 'hex'))::rows_agg_state" \
+    "('\\x' || encode(overlay($bytes placing '\\x00000000'::bytea from 6 + $(num 8) for 4), 'hex'))::rows_agg_state")
+  case $1 in
+    0) e="($changed)::text::rows_agg_state" ;;
+    1) e="rows_agg_final_$(one int2 int4 int8 text uuid)($changed)" ;;
+    2) e="rows_agg_state_out($changed)" ;;
+    3) e="rows_agg_state_send($changed)" ;;
+  esac
+}
+
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
-cases=80
+cases=81
 statement() {
   local e
   local e="" statement=""
@@ -274,6 +295,18 @@ statement() {
     77) statement="ALTER TABLE fuzz_own.t $(one "SET (fillfactor = 1$(num 9)0)" "ALTER COLUMN a SET STATISTICS $(num 1000)" "RESET (fillfactor)");" ;;
     78) statement="$(one "COMMENT ON TABLE fuzz_own.t IS 'x'" "CREATE INDEX IF NOT EXISTS t_a ON fuzz_own.t (a)" "ALTER TABLE game ADD COLUMN x int" "COMMENT ON TABLE desk IS 'x'" "ALTER TABLE shuffle_queue SET (fillfactor = 50)");" ;;
     79) statement="INSERT INTO dealcards_table_setting (table_name, options) VALUES ($(one "'game'" "'desk'" "'fuzz'" "''"), $(one "'{fillfactor=90}'" "'{}'" "'{x=1}'" "'{autovacuum_enabled=off}'")) ON CONFLICT (table_name) DO UPDATE SET options = excluded.options;" ;;
+    80)
+      if [ "$sweep" = 1 ]; then
+        local form
+        for form in 0 1 2 3; do
+          real_state "$form"
+          resolve "SELECT $e IS NULL;"
+          printf '%s\n' "$REPLY"
+        done
+        return
+      fi
+      choose 4
+      real_state "$REPLY" ;;
     71)
       # rows_agg_state from outside: its text and binary forms, and the typed support functions
       # called outside an aggregate (the sweep takes each).
@@ -286,8 +319,8 @@ statement() {
         done
         return
       fi
-      choose 11
-      typed_state "$REPLY" ;;
+      choose 15
+      if [ "$REPLY" -lt 11 ]; then typed_state "$REPLY"; else real_state $((REPLY - 11)); fi ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
   printf '%s\n' "$REPLY"
