@@ -15,7 +15,7 @@
 #                 `make test` runs, the same statements on every run
 #   FUZZ_QUERIES  sqlsmith's number of queries per seed (default: as many as FUZZ_SECONDS allow)
 #   FUZZ_SECONDS  how long sqlsmith runs at most per seed (default 60)
-#   FUZZ_CALLS    how many random calls follow (default 3000)
+#   FUZZ_CALLS    how many random calls follow the sweep of every case (default 3000)
 # Uses the throwaway cluster of PG_VERSION, installing the optimized build first unless
 # FUZZ_NO_INSTALL=1 (make test has installed its own).
 source "$(dirname "$0")/common.sh"
