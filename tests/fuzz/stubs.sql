@@ -15,6 +15,8 @@ DECLARE
   traits text;
   sfunc text;
   initcond text;
+  io text;
+  io_typlen int2;
 BEGIN
   FOR f IN
     SELECT p.oid, p.oid::regprocedure AS signature, p.prokind, p.proretset, p.prorettype,
@@ -60,6 +62,24 @@ BEGIN
         CASE WHEN initcond IS NULL THEN '' ELSE pg_catalog.format(', INITCOND = %L', initcond) END);
       CONTINUE;
     END IF;
+    -- A type's I/O function: bytea's, which reads and writes any variable-length value as its
+    -- bytes (in hex), so that the type's values still go in and out (a cast of text to the type
+    -- runs its input function, a statement calling no function of the extension).
+    SELECT CASE f.oid WHEN t.typinput THEN 'byteain' WHEN t.typoutput THEN 'byteaout'
+                      WHEN t.typreceive THEN 'bytearecv' WHEN t.typsend THEN 'byteasend' END, t.typlen
+      INTO io, io_typlen
+      FROM pg_catalog.pg_type t
+     WHERE f.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin, t.typmodout,
+                     t.typanalyze, t.typsubscript);
+    IF FOUND THEN
+      IF io IS NULL OR io_typlen <> -1 THEN
+        RAISE EXCEPTION 'tests/fuzz/stubs.sql has no stand-in for %, a support function of a type', f.signature;
+      END IF;
+      EXECUTE pg_catalog.format(
+        'CREATE OR REPLACE FUNCTION %s(%s) RETURNS %s LANGUAGE internal%s AS %L',
+        f.name, f.arguments, f.returns, traits, io);
+      CONTINUE;
+    END IF;
     IF f.prorettype = 'tsm_handler'::regtype THEN
       -- A sampling method: PostgreSQL's own BERNOULLI instead.
       EXECUTE pg_catalog.format(
@@ -68,8 +88,8 @@ BEGIN
       CONTINUE;
     END IF;
     -- Functions of internal, cstring, trigger or event-trigger types are only called by
-    -- PostgreSQL on the extension's behalf (aggregate support, a type's input and output, the
-    -- table guard), not by a statement: left as they are.
+    -- PostgreSQL on the extension's behalf (aggregate support, the table guard), not by a
+    -- statement: left as they are (the check below sees that no statement reaches them).
     IF f.prorettype IN ('internal'::regtype, 'cstring'::regtype, 'trigger'::regtype,
                         'event_trigger'::regtype)
        OR f.argtypes && ARRAY['internal'::regtype, 'cstring'::regtype]::oid[]
@@ -108,4 +128,22 @@ BEGIN
   END LOOP;
 END
 $stubs$;
+-- No function a statement can call runs the extension's library any more: only those taking
+-- internal, which a statement cannot pass, and those PL/pgSQL guards that only PostgreSQL calls
+-- (trigger and event trigger functions) are left.
+DO $check$
+DECLARE
+  real text;
+BEGIN
+  SELECT pg_catalog.string_agg(p.oid::regprocedure::text, ', ') INTO real
+    FROM pg_catalog.pg_proc p
+    JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+    JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'dealcards'
+    JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+   WHERE l.lanname = 'c' AND NOT p.proargtypes::oid[] && ARRAY['internal'::regtype]::oid[];
+  IF real IS NOT NULL THEN
+    RAISE EXCEPTION 'the stub database still runs the extension''s code in %', real;
+  END IF;
+END
+$check$;
 GRANT USAGE ON SCHEMA dealcards_stub TO PUBLIC;
