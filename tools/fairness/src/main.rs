@@ -309,12 +309,15 @@ fn report_live(live: &Live) -> bool {
     live_ok
 }
 
-/// The battery on each broken shuffle: (shuffle, tests that reject it, tests). Adds the heat
-/// maps of the naive shuffle and Sattolo's to `heat_maps`.
+/// A broken shuffle, the tests that reject it and the tests.
+type Caught = (BrokenShuffle, usize, usize);
+
+/// The battery on each broken shuffle. Adds the heat maps of the naive shuffle and Sattolo's
+/// to `heat_maps`.
 fn run_broken_shuffles(
     sizes: &Sizes,
     heat_maps: &mut Vec<(String, CardByPosition)>,
-) -> Result<Vec<(BrokenShuffle, usize, usize)>, Box<dyn Error>> {
+) -> Result<Vec<Caught>, Box<dyn Error>> {
     eprintln!("running the battery on the broken shuffles");
     let mut caught_counts = Vec::new();
     for broken in BrokenShuffle::ALL {
@@ -343,7 +346,7 @@ fn run_broken_shuffles(
     Ok(caught_counts)
 }
 
-fn print_verdict(live: &Live, caught_counts: &[(BrokenShuffle, usize, usize)]) {
+fn print_verdict(live: &Live, caught_counts: &[Caught]) {
     let live_tests = live.outcomes.len();
     let live_failed = live.outcomes.iter().filter(|o| !o.passes()).count();
     println!(
