@@ -75,7 +75,7 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
     reveal_and_commit(&mut desks);
 }
 
-/// 1. A plain ROLLBACK, of fair_reveal and of fair_mode_off.
+/// A plain ROLLBACK, of fair_reveal and of fair_mode_off.
 fn undo_by_rollback(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     let FairDesks {
         admin,
@@ -105,7 +105,7 @@ fn undo_by_rollback(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     }
 }
 
-/// 2. A savepoint rolled back, then read again in the same transaction.
+/// A savepoint rolled back, then read again in the same transaction.
 fn undo_by_a_savepoint(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     let FairDesks {
         admin,
@@ -124,7 +124,7 @@ fn undo_by_a_savepoint(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     assert_eq!(round_state(admin), in_force);
 }
 
-/// 3. A DO block whose exception handler undoes the reveal, after raising what it read into
+/// A DO block whose exception handler undoes the reveal, after raising what it read into
 /// a notice and into its error.
 fn undo_in_a_do_block(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     let FairDesks {
@@ -153,7 +153,7 @@ fn undo_in_a_do_block(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     assert_eq!(round_state(admin), in_force);
 }
 
-/// 4. A procedure that reveals, reads, and rolls back.
+/// A procedure that reveals, reads, and rolls back.
 fn undo_in_a_procedure(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     let FairDesks {
         admin, game_server, ..
@@ -181,7 +181,7 @@ fn undo_in_a_procedure(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     assert_eq!(round_state(admin), in_force);
 }
 
-/// 5. PREPARE TRANSACTION, read from another connection, ROLLBACK PREPARED.
+/// PREPARE TRANSACTION, read from another connection, ROLLBACK PREPARED.
 fn undo_a_prepared_transaction(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
     let FairDesks {
         admin,
@@ -240,7 +240,7 @@ fn check_nothing_shows_a_seed(desks: &mut FairDesks) {
     assert_eq!(commitment, hex(&committed));
 }
 
-/// 6. A procedure that reveals and commits: the round has ended for good when the seed is
+/// A procedure that reveals and commits: the round has ended for good when the seed is
 /// read, and that is the seed the reads above would have found (the check can fail).
 fn reveal_and_commit(desks: &mut FairDesks) {
     let FairDesks {
