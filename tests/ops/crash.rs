@@ -451,29 +451,43 @@ impl Worker {
             sql: sql.clone(),
         });
         let answer = one(try_rows(client, &sql.replace("{q}", &id.to_string()))?);
-        let queue = &mut self.queues[q];
+        self.queues[q].record(changes, skip, sql, answer);
+        Ok(())
+    }
+}
+
+impl Queue {
+    /// Records a step the server answered: a track added or removed (`changes`, true for
+    /// added), one skipped when shuffling or no longer (`skip`), and, for a seeded queue, the
+    /// step and its answer.
+    fn record(
+        &mut self,
+        changes: Option<(bool, i64)>,
+        skip: Option<(bool, i64)>,
+        sql: String,
+        answer: Option<String>,
+    ) {
         match changes {
             Some((true, t)) => {
-                queue.tracks.insert(t);
+                self.tracks.insert(t);
             }
             Some((false, t)) => {
-                queue.tracks.remove(&t);
+                self.tracks.remove(&t);
             }
             None => {}
         }
         match skip {
             Some((true, t)) => {
-                queue.skipped.insert(t);
+                self.skipped.insert(t);
             }
             Some((false, t)) => {
-                queue.skipped.remove(&t);
+                self.skipped.remove(&t);
             }
             None => {}
         }
-        if queue.kind.seeded() {
-            queue.steps.push((sql, answer));
+        if self.kind.seeded() {
+            self.steps.push((sql, answer));
         }
-        Ok(())
     }
 }
 
@@ -568,159 +582,9 @@ fn check(
         if pending.is_some() {
             figures.in_flight += 1;
         }
-        // Games: those the client saw, and at most the one it had in flight.
-        for desk in [w.plain_desk, w.fair.desk] {
-            let stored = games_at(admin, desk);
-            let seen: BTreeSet<i64> = w
-                .games
-                .iter()
-                .filter(|(_, s)| s.desk == desk)
-                .map(|(g, _)| *g)
-                .collect();
-            let lost: Vec<_> = seen.difference(&stored).collect();
-            v.check(lost.is_empty(), || {
-                format!("desk {desk}: games a client saw committed are gone: {lost:?}")
-            });
-            let extra: Vec<i64> = stored.difference(&seen).copied().collect();
-            let in_flight = matches!(pending, Some(Pending::Deal { desk: d }) if d == desk);
-            let newest_seen = seen.iter().max().copied().unwrap_or(0);
-            v.check(
-                extra.is_empty() || (in_flight && extra.len() == 1 && extra[0] > newest_seen),
-                || format!("desk {desk}: games no client made: {extra:?} (in flight: {pending:?})"),
-            );
-            for game in extra {
-                figures.in_flight_committed += 1;
-                let answer = serde_json::json!({ "desk": desk, "game": game });
-                w.games.insert(
-                    game,
-                    Seen {
-                        desk,
-                        answer,
-                        receipt: None,
-                    },
-                );
-                if desk == w.fair.desk {
-                    w.fair.deals_in_round += 1;
-                }
-            }
-        }
-        // The provably fair desk: the round in force, its seeds.
-        let fair = &mut w.fair;
-        let desk = fair.desk;
-        let round: i32 = value(
-            admin,
-            &format!("SELECT fair_round FROM desk WHERE desk_id = {desk}"),
-        )
-        .parse()
-        .unwrap();
-        if let Some(Pending::Reveal) = pending {
-            if round == fair.round + 1 {
-                figures.in_flight_committed += 1;
-                fair.revealed.insert(fair.round);
-                fair.round = round;
-                fair.seeds.clear();
-                fair.deals_in_round = 0;
-                let c = value(
-                    admin,
-                    &format!("SELECT fair_commitment FROM desk WHERE desk_id = {desk}"),
-                );
-                fair.commitments.insert(round, hex_of(&c));
-            }
-        }
-        v.check(round == fair.round, || {
-            format!(
-                "desk {desk}: round {round} in force, clients saw {}",
-                fair.round
-            )
-        });
-        let stored_seeds: BTreeMap<i32, String> = rows(
-            admin,
-            &format!(
-                "SELECT player_no, client_seed FROM desk_player
-                  WHERE desk_id = {desk} AND seed_round = {round} AND client_seed <> ''"
-            ),
-        )
-        .into_iter()
-        .map(|r| {
-            (
-                r[0].as_deref().unwrap().parse().unwrap(),
-                r[1].clone().unwrap(),
-            )
-        })
-        .collect();
-        if let Some(Pending::Seed { seat, seed }) = &pending {
-            if stored_seeds.get(seat) == Some(seed) && !fair.seeds.contains_key(seat) {
-                figures.in_flight_committed += 1;
-                fair.seeds.insert(*seat, seed.clone());
-            }
-        }
-        v.check(stored_seeds == fair.seeds, || {
-            format!(
-                "desk {desk}: client seeds {stored_seeds:?}, clients saw set {:?}",
-                fair.seeds
-            )
-        });
-        // Queues: the tracks, and seeded ones replayed on their copies.
-        for (q, queue) in w.queues.iter_mut().enumerate() {
-            let stored: BTreeSet<i64> = ints(admin, &format!(
-                "SELECT track FROM shuffle_queue_track WHERE queue_id = {id} AND NOT EXISTS (SELECT FROM shuffle_queue WHERE queue_id = {id} AND mode = 'spread')
-                 UNION ALL SELECT track FROM shuffle_queue_member WHERE queue_id = {id}
-                 UNION ALL SELECT track FROM shuffle_queue_skipped WHERE queue_id = {id}", id = queue.id)).into_iter().collect();
-            let skipped: BTreeSet<i64> = ints(
-                admin,
-                &format!(
-                    "SELECT track FROM shuffle_queue_skipped WHERE queue_id = {}",
-                    queue.id
-                ),
-            )
-            .into_iter()
-            .collect();
-            let mine = matches!(&pending, Some(Pending::Step { queue: p, .. }) if *p == q);
-            if mine && (stored != queue.tracks || skipped != queue.skipped) {
-                // The step in flight committed: what it changed is the stored state.
-                figures.in_flight_committed += 1;
-                let before = (queue.tracks.clone(), queue.skipped.clone());
-                let changed_one = stored.symmetric_difference(&before.0).count()
-                    + skipped.symmetric_difference(&before.1).count();
-                v.check(changed_one == 1, || {
-                    format!(
-                        "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {before:?}",
-                        queue.id
-                    )
-                });
-                queue.tracks = stored.clone();
-                queue.skipped = skipped.clone();
-            }
-            v.check(stored == queue.tracks && skipped == queue.skipped, || {
-                format!(
-                    "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {:?} {:?}",
-                    queue.id, queue.tracks, queue.skipped
-                )
-            });
-            if let Some(copy) = queue.copy {
-                let pending_sql = match &pending {
-                    Some(Pending::Step { queue: p, sql }) if *p == q => Some(sql.clone()),
-                    _ => None,
-                };
-                let resumed = replay(admin, queue, copy, pending_sql, figures, &mut v);
-                v.check(resumed, || {
-                    format!(
-                        "queue {} ({:?}): its state is not that of its committed steps {:?}",
-                        queue.id, queue.kind, queue.steps
-                    )
-                });
-            }
-        }
-        if let Some(Pending::DropCopy { id }) = pending {
-            if value(
-                admin,
-                &format!("SELECT count(*) FROM shuffle_queue WHERE queue_id = {id}"),
-            ) == "0"
-            {
-                figures.in_flight_committed += 1;
-                w.restored = None;
-            }
-        }
+        check_games(admin, w, &pending, figures, &mut v);
+        check_fair_desk(admin, w, &pending, figures, &mut v);
+        check_queues(admin, w, &pending, figures, &mut v);
     }
     // Copies made by a restore in flight: the queues no client knows of, at most one per client
     // that had a restore in flight.
@@ -747,6 +611,188 @@ fn check(
 
     check_tables(admin, game_server, workers, &known_desks, &mut v);
     v
+}
+
+/// A client's games at its two desks: those it saw, and at most the one it had in flight
+/// (taken into its model).
+fn check_games(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    for desk in [w.plain_desk, w.fair.desk] {
+        let stored = games_at(admin, desk);
+        let seen: BTreeSet<i64> = w
+            .games
+            .iter()
+            .filter(|(_, s)| s.desk == desk)
+            .map(|(g, _)| *g)
+            .collect();
+        let lost: Vec<_> = seen.difference(&stored).collect();
+        v.check(lost.is_empty(), || {
+            format!("desk {desk}: games a client saw committed are gone: {lost:?}")
+        });
+        let extra: Vec<i64> = stored.difference(&seen).copied().collect();
+        let in_flight = matches!(pending, Some(Pending::Deal { desk: d }) if *d == desk);
+        let newest_seen = seen.iter().max().copied().unwrap_or(0);
+        v.check(
+            extra.is_empty() || (in_flight && extra.len() == 1 && extra[0] > newest_seen),
+            || format!("desk {desk}: games no client made: {extra:?} (in flight: {pending:?})"),
+        );
+        for game in extra {
+            figures.in_flight_committed += 1;
+            let answer = serde_json::json!({ "desk": desk, "game": game });
+            w.games.insert(
+                game,
+                Seen {
+                    desk,
+                    answer,
+                    receipt: None,
+                },
+            );
+            if desk == w.fair.desk {
+                w.fair.deals_in_round += 1;
+            }
+        }
+    }
+}
+
+/// A client's provably fair desk: the round in force, its seeds.
+fn check_fair_desk(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    let fair = &mut w.fair;
+    let desk = fair.desk;
+    let round: i32 = value(
+        admin,
+        &format!("SELECT fair_round FROM desk WHERE desk_id = {desk}"),
+    )
+    .parse()
+    .unwrap();
+    if let Some(Pending::Reveal) = pending {
+        if round == fair.round + 1 {
+            figures.in_flight_committed += 1;
+            fair.revealed.insert(fair.round);
+            fair.round = round;
+            fair.seeds.clear();
+            fair.deals_in_round = 0;
+            let c = value(
+                admin,
+                &format!("SELECT fair_commitment FROM desk WHERE desk_id = {desk}"),
+            );
+            fair.commitments.insert(round, hex_of(&c));
+        }
+    }
+    v.check(round == fair.round, || {
+        format!(
+            "desk {desk}: round {round} in force, clients saw {}",
+            fair.round
+        )
+    });
+    let stored_seeds: BTreeMap<i32, String> = rows(
+        admin,
+        &format!(
+            "SELECT player_no, client_seed FROM desk_player
+              WHERE desk_id = {desk} AND seed_round = {round} AND client_seed <> ''"
+        ),
+    )
+    .into_iter()
+    .map(|r| {
+        (
+            r[0].as_deref().unwrap().parse().unwrap(),
+            r[1].clone().unwrap(),
+        )
+    })
+    .collect();
+    if let Some(Pending::Seed { seat, seed }) = pending {
+        if stored_seeds.get(seat) == Some(seed) && !fair.seeds.contains_key(seat) {
+            figures.in_flight_committed += 1;
+            fair.seeds.insert(*seat, seed.clone());
+        }
+    }
+    v.check(stored_seeds == fair.seeds, || {
+        format!(
+            "desk {desk}: client seeds {stored_seeds:?}, clients saw set {:?}",
+            fair.seeds
+        )
+    });
+}
+
+/// A client's queues: the tracks, and seeded ones replayed on their copies; a copy whose drop
+/// was in flight.
+fn check_queues(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    for (q, queue) in w.queues.iter_mut().enumerate() {
+        let stored: BTreeSet<i64> = ints(admin, &format!(
+            "SELECT track FROM shuffle_queue_track WHERE queue_id = {id} AND NOT EXISTS (SELECT FROM shuffle_queue WHERE queue_id = {id} AND mode = 'spread')
+             UNION ALL SELECT track FROM shuffle_queue_member WHERE queue_id = {id}
+             UNION ALL SELECT track FROM shuffle_queue_skipped WHERE queue_id = {id}", id = queue.id)).into_iter().collect();
+        let skipped: BTreeSet<i64> = ints(
+            admin,
+            &format!(
+                "SELECT track FROM shuffle_queue_skipped WHERE queue_id = {}",
+                queue.id
+            ),
+        )
+        .into_iter()
+        .collect();
+        let mine = matches!(&pending, Some(Pending::Step { queue: p, .. }) if *p == q);
+        if mine && (stored != queue.tracks || skipped != queue.skipped) {
+            // The step in flight committed: what it changed is the stored state.
+            figures.in_flight_committed += 1;
+            let before = (queue.tracks.clone(), queue.skipped.clone());
+            let changed_one = stored.symmetric_difference(&before.0).count()
+                + skipped.symmetric_difference(&before.1).count();
+            v.check(changed_one == 1, || {
+                format!(
+                    "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {before:?}",
+                    queue.id
+                )
+            });
+            queue.tracks = stored.clone();
+            queue.skipped = skipped.clone();
+        }
+        v.check(stored == queue.tracks && skipped == queue.skipped, || {
+            format!(
+                "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {:?} {:?}",
+                queue.id, queue.tracks, queue.skipped
+            )
+        });
+        if let Some(copy) = queue.copy {
+            let pending_sql = match &pending {
+                Some(Pending::Step { queue: p, sql }) if *p == q => Some(sql.clone()),
+                _ => None,
+            };
+            let resumed = replay(admin, queue, copy, pending_sql, figures, v);
+            v.check(resumed, || {
+                format!(
+                    "queue {} ({:?}): its state is not that of its committed steps {:?}",
+                    queue.id, queue.kind, queue.steps
+                )
+            });
+        }
+    }
+    if let Some(Pending::DropCopy { id }) = pending {
+        if value(
+            admin,
+            &format!("SELECT count(*) FROM shuffle_queue WHERE queue_id = {id}"),
+        ) == "0"
+        {
+            figures.in_flight_committed += 1;
+            w.restored = None;
+        }
+    }
 }
 
 fn workers_ids(w: &Worker) -> Vec<i64> {
