@@ -842,6 +842,7 @@ fn replay(
     stored == save(admin, copy)
 }
 
+/// Checks what every table holds against what the clients saw.
 fn check_tables(
     admin: &mut Client,
     game_server: &mut Client,
@@ -849,6 +850,29 @@ fn check_tables(
     desks: &[i32],
     v: &mut Violations,
 ) {
+    check_games_whole(admin, desks, v);
+    // What clients got of each game (read in one statement: every game's first bidder, and its
+    // receipt at a provably fair desk).
+    let stored: BTreeMap<i64, (String, Option<String>)> = rows(
+        admin,
+        "SELECT game_id, leader, CASE WHEN fair_commitment IS NOT NULL THEN fair_receipt(game_id) END
+           FROM game",
+    )
+    .into_iter()
+    .map(|r| (r[0].as_deref().unwrap().parse().unwrap(), (r[1].clone().unwrap(), r[2].clone())))
+    .collect();
+    for w in workers.iter_mut() {
+        check_what_the_client_got(w, &stored, v);
+        check_the_fair_desk_chain(admin, w, v);
+    }
+    check_the_game_servers_reads(game_server, workers, v);
+    check_queue_tapes(admin, v);
+    check_sequences(admin, v);
+}
+
+/// Every game whole: 54 cards, the hands of its desk's players, its two bids and its note;
+/// every desk at its newest game.
+fn check_games_whole(admin: &mut Client, desks: &[i32], v: &mut Violations) {
     let desk_list = desks
         .iter()
         .map(|d| d.to_string())
@@ -879,107 +903,110 @@ fn check_tables(
     v.check(stale.is_empty(), || {
         format!("desks not at their newest game: {stale:?}")
     });
-    // What clients got of each game (read in one statement: every game's first bidder, and its
-    // receipt at a provably fair desk).
-    let stored: BTreeMap<i64, (String, Option<String>)> = rows(
-        admin,
-        "SELECT game_id, leader, CASE WHEN fair_commitment IS NOT NULL THEN fair_receipt(game_id) END
-           FROM game",
-    )
-    .into_iter()
-    .map(|r| (r[0].as_deref().unwrap().parse().unwrap(), (r[1].clone().unwrap(), r[2].clone())))
-    .collect();
-    for w in workers.iter_mut() {
-        for (game, seen) in w.games.iter_mut() {
-            let Some((leader, receipt)) = stored.get(game) else {
-                continue; // reported above
-            };
-            if seen.desk == w.plain_desk {
-                if let Some(l) = seen.answer.get("leader") {
-                    v.check(&l.to_string() == leader, || {
-                        format!("game {game}: leader {leader}, the client got {l}")
-                    });
-                }
-                continue;
-            }
-            let Some(receipt) = receipt else {
-                v.0.push(format!("game {game} at desk {}: no receipt", seen.desk));
-                continue;
-            };
-            let stored: Value = serde_json::from_str(receipt).unwrap();
-            for (key, got) in seen.answer.as_object().unwrap() {
-                v.check(stored.get(key) == Some(got), || {
-                    format!("game {game}: deal_cards said {key} = {got}, the receipt now {stored}")
+}
+
+/// What a client got of each of its games, against the game's first bidder (`stored`: game,
+/// leader and receipt at a provably fair desk).
+fn check_what_the_client_got(
+    w: &mut Worker,
+    stored: &BTreeMap<i64, (String, Option<String>)>,
+    v: &mut Violations,
+) {
+    for (game, seen) in w.games.iter_mut() {
+        let Some((leader, receipt)) = stored.get(game) else {
+            continue; // reported above
+        };
+        if seen.desk == w.plain_desk {
+            if let Some(l) = seen.answer.get("leader") {
+                v.check(&l.to_string() == leader, || {
+                    format!("game {game}: leader {leader}, the client got {l}")
                 });
             }
-            match &seen.receipt {
-                Some(r) => v.check(r == &stored, || {
-                    format!("game {game}: receipt {r}, now {stored}")
-                }),
-                None => seen.receipt = Some(stored.clone()),
-            }
-            let round = stored["round"].as_i64().unwrap() as i32;
-            let shown = w.fair.commitments.get(&round);
-            v.check(
-                shown.map(String::as_str) == stored["commitment"].as_str(),
-                || {
-                    format!(
-                        "game {game}: commitment {}, the clients were shown {shown:?}",
-                        stored["commitment"]
-                    )
-                },
-            );
+            continue;
         }
-        // The provably fair desk: its chain, its rounds' seeds, what was revealed.
-        let desk = w.fair.desk;
-        let verify = rows(admin, &format!(
-            "SELECT count(*) FILTER (WHERE verified), count(*) FILTER (WHERE verified IS NULL),
-                    count(*) FILTER (WHERE verified IS NOT TRUE AND verified IS NOT NULL OR game_id IS NULL),
-                    string_agg(problem, '; ')
-               FROM fair_verify_desk({desk})"));
-        let in_force: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment = d.fair_commitment")).parse().unwrap();
-        let revealed_games: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment <> d.fair_commitment")).parse().unwrap();
-        v.check(verify[0][2].as_deref() == Some("0") && verify[0][0] == Some(revealed_games.to_string()) && verify[0][1] == Some(in_force.to_string()), || {
-            format!("desk {desk}: fair_verify_desk verified/unrevealed/failed {:?} (revealed games {revealed_games}, in force {in_force})", verify[0])
+        let Some(receipt) = receipt else {
+            v.0.push(format!("game {game} at desk {}: no receipt", seen.desk));
+            continue;
+        };
+        let stored: Value = serde_json::from_str(receipt).unwrap();
+        for (key, got) in seen.answer.as_object().unwrap() {
+            v.check(stored.get(key) == Some(got), || {
+                format!("game {game}: deal_cards said {key} = {got}, the receipt now {stored}")
+            });
+        }
+        match &seen.receipt {
+            Some(r) => v.check(r == &stored, || {
+                format!("game {game}: receipt {r}, now {stored}")
+            }),
+            None => seen.receipt = Some(stored.clone()),
+        }
+        let round = stored["round"].as_i64().unwrap() as i32;
+        let shown = w.fair.commitments.get(&round);
+        v.check(
+            shown.map(String::as_str) == stored["commitment"].as_str(),
+            || {
+                format!(
+                    "game {game}: commitment {}, the clients were shown {shown:?}",
+                    stored["commitment"]
+                )
+            },
+        );
+    }
+}
+
+/// A client's provably fair desk: its chain, its rounds' seeds, what was revealed.
+fn check_the_fair_desk_chain(admin: &mut Client, w: &Worker, v: &mut Violations) {
+    let desk = w.fair.desk;
+    let verify = rows(admin, &format!(
+        "SELECT count(*) FILTER (WHERE verified), count(*) FILTER (WHERE verified IS NULL),
+                count(*) FILTER (WHERE verified IS NOT TRUE AND verified IS NOT NULL OR game_id IS NULL),
+                string_agg(problem, '; ')
+           FROM fair_verify_desk({desk})"));
+    let in_force: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment = d.fair_commitment")).parse().unwrap();
+    let revealed_games: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment <> d.fair_commitment")).parse().unwrap();
+    v.check(verify[0][2].as_deref() == Some("0") && verify[0][0] == Some(revealed_games.to_string()) && verify[0][1] == Some(in_force.to_string()), || {
+        format!("desk {desk}: fair_verify_desk verified/unrevealed/failed {:?} (revealed games {revealed_games}, in force {in_force})", verify[0])
+    });
+    let seeds = rows(admin, &format!(
+        "SELECT round, encode(commitment, 'hex'), sha256(server_seed) = commitment, revealed_at IS NOT NULL
+           FROM fair_seed WHERE desk_id = {desk} ORDER BY round"));
+    let rounds: Vec<i32> = seeds
+        .iter()
+        .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+        .collect();
+    v.check(rounds == (1..=w.fair.round).collect::<Vec<_>>(), || {
+        format!(
+            "desk {desk}: rounds with a seed {rounds:?}, round in force {}",
+            w.fair.round
+        )
+    });
+    for r in &seeds {
+        let round: i32 = r[0].as_deref().unwrap().parse().unwrap();
+        let revealed = r[3].as_deref() == Some("t");
+        v.check(r[2].as_deref() == Some("t"), || {
+            format!("desk {desk} round {round}: the seed is not the commitment's")
         });
-        let seeds = rows(admin, &format!(
-            "SELECT round, encode(commitment, 'hex'), sha256(server_seed) = commitment, revealed_at IS NOT NULL
-               FROM fair_seed WHERE desk_id = {desk} ORDER BY round"));
-        let rounds: Vec<i32> = seeds
-            .iter()
-            .map(|r| r[0].as_deref().unwrap().parse().unwrap())
-            .collect();
-        v.check(rounds == (1..=w.fair.round).collect::<Vec<_>>(), || {
+        v.check(
+            w.fair.commitments.get(&round).map(String::as_str) == r[1].as_deref(),
+            || {
+                format!(
+                    "desk {desk} round {round}: commitment {:?}, clients were shown {:?}",
+                    r[1],
+                    w.fair.commitments.get(&round)
+                )
+            },
+        );
+        v.check(revealed == w.fair.revealed.contains(&round), || {
             format!(
-                "desk {desk}: rounds with a seed {rounds:?}, round in force {}",
-                w.fair.round
+                "desk {desk} round {round}: revealed {revealed}, clients saw {:?}",
+                w.fair.revealed
             )
         });
-        for r in &seeds {
-            let round: i32 = r[0].as_deref().unwrap().parse().unwrap();
-            let revealed = r[3].as_deref() == Some("t");
-            v.check(r[2].as_deref() == Some("t"), || {
-                format!("desk {desk} round {round}: the seed is not the commitment's")
-            });
-            v.check(
-                w.fair.commitments.get(&round).map(String::as_str) == r[1].as_deref(),
-                || {
-                    format!(
-                        "desk {desk} round {round}: commitment {:?}, clients were shown {:?}",
-                        r[1],
-                        w.fair.commitments.get(&round)
-                    )
-                },
-            );
-            v.check(revealed == w.fair.revealed.contains(&round), || {
-                format!(
-                    "desk {desk} round {round}: revealed {revealed}, clients saw {:?}",
-                    w.fair.revealed
-                )
-            });
-        }
     }
-    // The game server reads every revealed seed and no unrevealed one.
+}
+
+/// The game server reads every revealed seed and no unrevealed one.
+fn check_the_game_servers_reads(game_server: &mut Client, workers: &[Worker], v: &mut Violations) {
     let seen_by_server = rows(game_server, "SELECT count(*) FILTER (WHERE revealed_at IS NULL AND server_seed IS NOT NULL),
                                                    count(*) FILTER (WHERE revealed_at IS NOT NULL AND server_seed IS NULL)
                                               FROM fair_commitment");
@@ -1014,7 +1041,11 @@ fn check_tables(
             )
         });
     }
-    // Every queue: its tape, each track once, positions in bounds, its up next list.
+}
+
+/// Every queue: its tape, each track once, positions in bounds, its up next list; its
+/// answers, and a copy of it stepped on and back.
+fn check_queue_tapes(admin: &mut Client, v: &mut Violations) {
     let bad = ints(admin,
         "SELECT q.queue_id FROM shuffle_queue q
           WHERE NOT (q.history <= q.tracks AND q.behind <= q.history
@@ -1065,7 +1096,10 @@ fn check_tables(
             Err(e) => v.0.push(format!("queue {id}: {}", error_text(&e))),
         }
     }
-    // Sequences ahead of every id.
+}
+
+/// Sequences ahead of every id.
+fn check_sequences(admin: &mut Client, v: &mut Violations) {
     let behind = rows(admin,
         "WITH s AS (SELECT 'game' AS name, CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next_id,
                            greatest((SELECT max(game_id) FROM game), (SELECT max(game_id) FROM bid_record), (SELECT max(cur_game_id) FROM desk)) AS largest
