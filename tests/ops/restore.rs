@@ -173,23 +173,54 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM table_talk",
     );
     // The tracks queue 1 promised (a replay, then steps drawn ahead): a restored copy plays them.
-    let promised_sql = "SELECT string_agg(track::text, ' ' ORDER BY place)
-                          FROM shuffle_queue_upcoming(1, 8)";
-    let promised = value(&mut source, promised_sql);
+    let promised = value(&mut source, PROMISED_SQL);
     // Nothing for a parallel restore to break: no key joins the extension's tables.
     assert_eq!(
         foreign_keys(&mut source),
         Vec::new(),
         "a foreign key between dealcards' tables: pg_restore -j may load its rows first"
     );
+    drop(source);
 
-    // Serial restores, custom and directory format, into new databases.
-    for (archive, dbname) in [(&custom, "serial_c"), (&directory, "serial_d")] {
-        create_database(&cluster, dbname);
-        restore(&bin, &cluster, &["-d", dbname], archive);
-        let mut restored = cluster.connect(dbname);
-        assert_same(&mut restored, &expected, dbname);
-        assert_users_table_and_nothing_to_mend(&mut restored, &talk, dbname);
+    let dumped = Dumped {
+        bin: &bin,
+        cluster: &cluster,
+        custom: &custom,
+        directory: &directory,
+        expected: &expected,
+        talk: &talk,
+    };
+    serial_restores(&dumped);
+    plain_text_restore(&dumped);
+    let parallel = parallel_restores(&dumped, &promised) + clean_restores(&dumped);
+    assert_eq!(parallel, 20, "parallel restores");
+}
+
+/// The tracks queue 1 will play next.
+const PROMISED_SQL: &str = "SELECT string_agg(track::text, ' ' ORDER BY place)
+                          FROM shuffle_queue_upcoming(1, 8)";
+
+/// The dumps of database src and what its restores must hold.
+struct Dumped<'a> {
+    bin: &'a Path,
+    cluster: &'a Cluster,
+    /// The dump in custom format.
+    custom: &'a PathBuf,
+    /// The dump in directory format.
+    directory: &'a PathBuf,
+    expected: &'a State,
+    /// The user's own table's rows, as assert_users_table_and_nothing_to_mend takes them.
+    talk: &'a str,
+}
+
+/// Serial restores, custom and directory format, into new databases.
+fn serial_restores(d: &Dumped) {
+    for (archive, dbname) in [(d.custom, "serial_c"), (d.directory, "serial_d")] {
+        create_database(d.cluster, dbname);
+        restore(d.bin, d.cluster, &["-d", dbname], archive);
+        let mut restored = d.cluster.connect(dbname);
+        assert_same(&mut restored, d.expected, dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, d.talk, dbname);
         // The user's own index on an extension table is not in the dump (docs say so).
         assert_eq!(
             value(
@@ -204,45 +235,50 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
     }
+}
 
-    // A plain-text dump, run by psql.
-    let plain = cluster.dir.join("src.sql");
-    dump(&bin, &cluster, "src", "p", &plain);
-    create_database(&cluster, "plain_sql");
-    let mut command = cluster.client_tool(&bin, "psql");
+/// A plain-text dump, run by psql.
+fn plain_text_restore(d: &Dumped) {
+    let plain = d.cluster.dir.join("src.sql");
+    dump(d.bin, d.cluster, "src", "p", &plain);
+    create_database(d.cluster, "plain_sql");
+    let mut command = d.cluster.client_tool(d.bin, "psql");
     command
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "plain_sql", "-f"])
         .arg(&plain);
     run(command);
-    let mut restored = cluster.connect("plain_sql");
-    assert_same(&mut restored, &expected, "plain_sql");
-    assert_users_table_and_nothing_to_mend(&mut restored, &talk, "plain_sql");
+    let mut restored = d.cluster.connect("plain_sql");
+    assert_same(&mut restored, d.expected, "plain_sql");
+    assert_users_table_and_nothing_to_mend(&mut restored, d.talk, "plain_sql");
+}
 
-    // Parallel restores into new databases: -j 1, then 16 with 4 and 8 jobs, both formats. Each
-    // database is dropped once checked, so that the cluster's disk holds two at a time.
+/// Parallel restores into new databases: -j 1, then 16 with 4 and 8 jobs, both formats. Each
+/// database is dropped once checked, so that the cluster's disk holds two at a time. The
+/// restores with more than one job.
+fn parallel_restores(d: &Dumped, promised: &str) -> usize {
     let mut parallel = 0;
-    let mut runs = vec![("1", &custom, "c"), ("1", &directory, "d")];
+    let mut runs = vec![("1", d.custom, "c"), ("1", d.directory, "d")];
     for _ in 0..4 {
         for jobs in ["4", "8"] {
-            runs.push((jobs, &custom, "c"));
-            runs.push((jobs, &directory, "d"));
+            runs.push((jobs, d.custom, "c"));
+            runs.push((jobs, d.directory, "d"));
         }
     }
     for (n, (jobs, archive, format)) in runs.into_iter().enumerate() {
         let dbname = format!("parallel_{format}_{jobs}_{n}");
-        create_database(&cluster, &dbname);
-        restore(&bin, &cluster, &["-j", jobs, "-d", &dbname], archive);
-        let mut restored = cluster.connect(&dbname);
-        assert_same(&mut restored, &expected, &dbname);
-        assert_users_table_and_nothing_to_mend(&mut restored, &talk, &dbname);
-        assert_eq!(value(&mut restored, promised_sql), promised, "{dbname}");
+        create_database(d.cluster, &dbname);
+        restore(d.bin, d.cluster, &["-j", jobs, "-d", &dbname], archive);
+        let mut restored = d.cluster.connect(&dbname);
+        assert_same(&mut restored, d.expected, &dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, d.talk, &dbname);
+        assert_eq!(value(&mut restored, PROMISED_SQL), promised, "{dbname}");
         let first = value(&mut restored, "SELECT shuffle_queue_next(1)");
         assert_eq!(Some(first.as_str()), promised.split(' ').next(), "{dbname}");
         let last = value(&mut restored, "SELECT max(game_id) FROM game");
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
         drop(restored);
-        cluster
+        d.cluster
             .connect("postgres")
             .batch_execute(&format!("DROP DATABASE {dbname}"))
             .unwrap();
@@ -250,17 +286,20 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
             parallel += 1;
         }
     }
+    parallel
+}
 
-    // --clean --if-exists over the database the dump came from, after changes to it: serially,
-    // then with 4 and 8 jobs from both formats.
-    drop(source);
-    let mut cleans: Vec<(Vec<&str>, &PathBuf)> = vec![(vec![], &custom)];
+/// --clean --if-exists over the database the dump came from, after changes to it: serially,
+/// then with 4 and 8 jobs from both formats. The restores with more than one job.
+fn clean_restores(d: &Dumped) -> usize {
+    let mut parallel = 0;
+    let mut cleans: Vec<(Vec<&str>, &PathBuf)> = vec![(vec![], d.custom)];
     for jobs in ["4", "8"] {
-        cleans.push((vec!["-j", jobs], &custom));
-        cleans.push((vec!["-j", jobs], &directory));
+        cleans.push((vec!["-j", jobs], d.custom));
+        cleans.push((vec!["-j", jobs], d.directory));
     }
     for (jobs, archive) in cleans {
-        let mut source = cluster.connect("src");
+        let mut source = d.cluster.connect("src");
         for sql in [
             "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d",
             "DELETE FROM table_talk WHERE desk_id BETWEEN 300 AND 310",
@@ -274,15 +313,15 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         let what = format!("--clean --if-exists {jobs:?} {}", archive.display());
         let mut args = vec!["--clean", "--if-exists", "-d", "src"];
         args.extend(jobs.iter());
-        restore(&bin, &cluster, &args, archive);
-        let mut source = cluster.connect("src");
-        assert_same(&mut source, &expected, &what);
-        assert_users_table_and_nothing_to_mend(&mut source, &talk, &what);
+        restore(d.bin, d.cluster, &args, archive);
+        let mut source = d.cluster.connect("src");
+        assert_same(&mut source, d.expected, &what);
+        assert_users_table_and_nothing_to_mend(&mut source, d.talk, &what);
         if !jobs.is_empty() {
             parallel += 1;
         }
     }
-    assert_eq!(parallel, 20, "parallel restores");
+    parallel
 }
 
 #[test]
