@@ -385,40 +385,7 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
     let (unrevealed, revealed) = (seeds(&mut source, false), seeds(&mut source, true));
     assert!(!unrevealed.is_empty() && !revealed.is_empty());
     let archive = cluster.dir.join("backup-role.dump");
-    let by_backup = |extra: &[&str]| {
-        let mut command = cluster.client_tool(&bin, "pg_dump");
-        command
-            .env("PGUSER", "backup")
-            .args(extra)
-            .args(["-F", "c", "-f"])
-            .arg(&archive)
-            .arg("src");
-        command.output().unwrap()
-    };
-    let refused = by_backup(&[]);
-    assert!(
-        !refused.status.success()
-            && String::from_utf8_lossy(&refused.stderr).contains("row-level security"),
-        "pg_dump as the backup role without --enable-row-security: {refused:?}"
-    );
-    let dumped = by_backup(&["--enable-row-security"]);
-    assert!(dumped.status.success(), "{dumped:?}");
-    // What the archive holds, as text: the revealed seeds, no unrevealed one.
-    let mut text = cluster.client_tool(&bin, "pg_restore");
-    text.args(["-f", "-"]).arg(&archive);
-    let text = String::from_utf8_lossy(&run(text).stdout).into_owned();
-    for seed in &revealed {
-        assert!(
-            text.contains(seed.as_str()),
-            "a revealed seed is not in the dump"
-        );
-    }
-    for seed in &unrevealed {
-        assert!(
-            !text.contains(seed.as_str()),
-            "an unrevealed seed is in the dump"
-        );
-    }
+    dump_as_the_backup_role(&bin, &cluster, &archive, &revealed, &unrevealed);
 
     // A parallel restore of it holds the same rows as the serial one checked below.
     create_database(&cluster, "from_backup_j4");
@@ -455,9 +422,58 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
     // The ordinary desks deal on.
     let last = value(&mut restored, "SELECT max(game_id) FROM game");
     assert!(game_of(&deal(&mut restored, 1)) > last.parse::<i64>().unwrap());
-    // The provably fair desk: named, refused, mended.
+    check_the_fair_desk_is_named_refused_and_mended(&mut restored);
+}
+
+/// pg_dump as the backup role: refused without --enable-row-security, and with it an archive
+/// that holds the revealed seeds and no unrevealed one.
+fn dump_as_the_backup_role(
+    bin: &Path,
+    cluster: &Cluster,
+    archive: &Path,
+    revealed: &[String],
+    unrevealed: &[String],
+) {
+    let by_backup = |extra: &[&str]| {
+        let mut command = cluster.client_tool(bin, "pg_dump");
+        command
+            .env("PGUSER", "backup")
+            .args(extra)
+            .args(["-F", "c", "-f"])
+            .arg(archive)
+            .arg("src");
+        command.output().unwrap()
+    };
+    let refused = by_backup(&[]);
+    assert!(
+        !refused.status.success()
+            && String::from_utf8_lossy(&refused.stderr).contains("row-level security"),
+        "pg_dump as the backup role without --enable-row-security: {refused:?}"
+    );
+    let dumped = by_backup(&["--enable-row-security"]);
+    assert!(dumped.status.success(), "{dumped:?}");
+    // What the archive holds, as text: the revealed seeds, no unrevealed one.
+    let mut text = cluster.client_tool(bin, "pg_restore");
+    text.args(["-f", "-"]).arg(archive);
+    let text = String::from_utf8_lossy(&run(text).stdout).into_owned();
+    for seed in revealed {
+        assert!(
+            text.contains(seed.as_str()),
+            "a revealed seed is not in the dump"
+        );
+    }
+    for seed in unrevealed {
+        assert!(
+            !text.contains(seed.as_str()),
+            "an unrevealed seed is in the dump"
+        );
+    }
+}
+
+/// The provably fair desk: named, refused, mended.
+fn check_the_fair_desk_is_named_refused_and_mended(restored: &mut Client) {
     let named = rows(
-        &mut restored,
+        restored,
         "SELECT table_name, desk_id FROM dealcards_check()",
     );
     assert_eq!(
@@ -469,13 +485,13 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
         refused.code(),
         Some(&postgres::error::SqlState::DATA_CORRUPTED)
     );
-    let (games, verified, _, failed) = verify_desk(&mut restored, 10);
+    let (games, verified, _, failed) = verify_desk(restored, 10);
     assert_eq!((games, verified, failed), (6, 3, 3), "fair_verify_desk(10)");
-    assert!(rows(&mut restored, "SELECT * FROM fair_mode_off(10)").is_empty());
-    value(&mut restored, "SELECT fair_mode_on(10) IS NOT NULL");
-    set_seeds(&mut restored, 10, "after the restore");
-    deal(&mut restored, 10);
-    assert!(rows(&mut restored, "SELECT * FROM dealcards_check()").is_empty());
+    assert!(rows(restored, "SELECT * FROM fair_mode_off(10)").is_empty());
+    value(restored, "SELECT fair_mode_on(10) IS NOT NULL");
+    set_seeds(restored, 10, "after the restore");
+    deal(restored, 10);
+    assert!(rows(restored, "SELECT * FROM dealcards_check()").is_empty());
 }
 
 /// Every object that hangs off one of the extension's tables: (table, kind, name).
@@ -517,7 +533,17 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         )
         .unwrap();
 
-    // What pg_dump would not keep: refused, 0A000, the object named, nothing left behind.
+    check_objects_on_extension_tables_are_refused(&mut client, &shipped);
+    check_a_concurrent_index_and_an_allowed_one(&mut client);
+    make_objects_on_own_tables(&mut client);
+    check_a_restore_keeps_the_users_objects(&bin, &cluster, &mut client, &shipped);
+}
+
+/// What pg_dump would not keep: refused, 0A000, the object named, nothing left behind.
+fn check_objects_on_extension_tables_are_refused(
+    client: &mut Client,
+    shipped: &[Vec<Option<String>>],
+) {
     for (sql, named) in [
         ("CREATE INDEX own_index ON game (dealt_at)", "index own_index on game"),
         ("CREATE UNIQUE INDEX own_unique ON note (note_id)", "index own_unique on note"),
@@ -558,7 +584,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
             "{sql}: {:?}",
             db.hint()
         );
-        assert_eq!(objects_on_member_tables(&mut client), shipped, "{sql} left something");
+        assert_eq!(objects_on_member_tables(client), shipped, "{sql} left something");
     }
     // In a DO block that catches the error, too: the object is gone with the subtransaction.
     client
@@ -568,20 +594,22 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         )
         .unwrap();
     assert_eq!(
-        objects_on_member_tables(&mut client),
+        objects_on_member_tables(client),
         shipped,
         "a caught refusal left it"
     );
+}
 
-    // CREATE INDEX CONCURRENTLY has committed its index when the refusal comes: it is left
-    // behind, invalid, as the error says, and can be dropped.
+/// CREATE INDEX CONCURRENTLY has committed its index when the refusal comes: it is left
+/// behind, invalid, as the error says, and can be dropped.
+fn check_a_concurrent_index_and_an_allowed_one(client: &mut Client) {
     let error = client
         .batch_execute("CREATE INDEX CONCURRENTLY own_concurrent ON game (state_no)")
         .unwrap_err();
     assert_eq!(error.as_db_error().unwrap().code().code(), "0A000");
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT count(*) FILTER (WHERE NOT indisvalid) || '/' || count(*) FROM pg_index
               WHERE indexrelid = to_regclass('own_concurrent')"
         ),
@@ -601,8 +629,10 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     client
         .batch_execute("RESET dealcards.allow_own_objects")
         .unwrap();
+}
 
-    // On tables of the user's own anything goes, foreign keys to the extension's tables too.
+/// On tables of the user's own anything goes, foreign keys to the extension's tables too.
+fn make_objects_on_own_tables(client: &mut Client) {
     for sql in [
         "CREATE TABLE game_result (desk_id int, game_id bigint, winner smallint,
                                    PRIMARY KEY (desk_id, game_id),
@@ -624,7 +654,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     // A player's games read the shipped indexes.
     client.batch_execute("SET enable_seqscan = off").unwrap();
     let plan: String = rows(
-        &mut client,
+        client,
         "EXPLAIN (COSTS OFF) SELECT game_id FROM game WHERE 101 IN (p1_id, p2_id, p3_id)",
     )
     .into_iter()
@@ -634,13 +664,20 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     for index in ["game_p1_id_idx", "game_p2_id_idx", "game_p3_id_idx"] {
         assert!(plan.contains(index), "{index} not in\n{plan}");
     }
+}
 
-    // A dump and a restore keep the user's objects on their own tables, not the one allowed on
-    // an extension table.
+/// A dump and a restore keep the user's objects on their own tables, not the one allowed on
+/// an extension table.
+fn check_a_restore_keeps_the_users_objects(
+    bin: &Path,
+    cluster: &Cluster,
+    client: &mut Client,
+    shipped: &[Vec<Option<String>>],
+) {
     let archive = cluster.dir.join("own.dump");
-    dump(&bin, &cluster, "own", "c", &archive);
-    create_database(&cluster, "own_restored");
-    let mut command = cluster.client_tool(&bin, "pg_restore");
+    dump(bin, cluster, "own", "c", &archive);
+    create_database(cluster, "own_restored");
+    let mut command = cluster.client_tool(bin, "pg_restore");
     command.args(["-d", "own_restored"]).arg(&archive);
     run(command);
     let mut restored = cluster.connect("own_restored");
@@ -649,7 +686,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         (
             "SELECT count(*) FROM game_result r JOIN game g USING (desk_id, game_id)
               WHERE r.winner = g.leader",
-            value(&mut client, "SELECT count(*) FROM game"),
+            value(client, "SELECT count(*) FROM game"),
         ),
         (
             "SELECT string_agg(remark, ',') FROM seat_remark",
@@ -657,13 +694,13 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         ),
         (
             "SELECT count(*) FROM my_games",
-            value(&mut client, "SELECT count(*) FROM my_games"),
+            value(client, "SELECT count(*) FROM my_games"),
         ),
         (
             "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
               WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
             value(
-                &mut client,
+                client,
                 "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
                   WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
             ),
