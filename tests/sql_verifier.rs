@@ -598,6 +598,7 @@ fn house_of_three_rounds() -> Client {
     house
 }
 
+/// What the house publishes of desk -5.
 fn publication_of(house: &mut Client) -> Value {
     serde_json::from_str(
         &house
@@ -646,6 +647,7 @@ type Row = (
     Option<String>,
 );
 
+/// The rows of a check, `sql` with its one argument.
 fn rows_of(client: &mut Client, sql: &str, arg: &(dyn postgres::types::ToSql + Sync)) -> Vec<Row> {
     client
         .query(sql, &[arg])

@@ -37,9 +37,12 @@ fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game()
     check_the_desks_deal_on(&mut c);
 }
 
+/// The database of this test, on every node.
 const DB: &str = "dealcards_update";
+/// The release the cluster is updated from.
 const FROM: &str = "0.3.0";
 
+/// `dsn` with another database.
 fn with_db(dsn: &str, db: &str) -> String {
     dsn_with(dsn, "dbname", db)
 }

@@ -171,6 +171,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
     Ok(live_ok && all_caught)
 }
 
+/// The report's first lines: the server and the sizes.
 fn print_header(server: &live::Server, config: &Config) {
     let sizes = config.sizes;
     println!("dealcards fairness report");
@@ -195,6 +196,7 @@ struct Live {
     row_aggregates: bool,
 }
 
+/// Samples the live generator: every test of the battery the server can take.
 fn sample_live(server: &mut live::Server, config: &Config) -> Result<Live, Box<dyn Error>> {
     let sizes = config.sizes;
     eprintln!("sampling the live generator");
@@ -346,6 +348,7 @@ fn run_broken_shuffles(
     Ok(caught_counts)
 }
 
+/// The verdict on the live generator and on each broken shuffle.
 fn print_verdict(live: &Live, caught_counts: &[Caught]) {
     let live_tests = live.outcomes.len();
     let live_failed = live.outcomes.iter().filter(|o| !o.passes()).count();
