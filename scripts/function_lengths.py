@@ -181,7 +181,9 @@ def main():
     files = []
     for root in roots:
         if os.path.isdir(root):
-            for folder, _, names in os.walk(root):
+            for folder, folders, names in os.walk(root):
+                # A tool's own build folder (tools/*/target) holds generated code, not ours.
+                folders[:] = [f for f in folders if f != "target"]
                 files += [os.path.join(folder, n) for n in names if n.endswith(".rs")]
         else:
             files.append(root)
