@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Lists the Rust functions longer than a limit, outside tests.
+"""Lists the Rust functions longer than a limit.
 
 A function's length is counted in lines from the line of its `fn` keyword to the line of the
-brace that closes its body. Items under a `#[cfg(test)]` (or `#[cfg(any(test, ...))]`)
-attribute are left out, and so is the file of a module declared under one (`mod tests;`);
-the tests/ folders are not scanned.
+brace that closes its body. In src/, crates/*/src/ and tools/*/src/, items under a
+`#[cfg(test)]` (or `#[cfg(any(test, ...))]`) attribute are left out, and so is the file of a
+module declared under one (`mod tests;`): those unit tests are not held to the limit. The
+integration tests in tests/ are all test code and are held to the same limit, every function
+of them counted.
 
-    scripts/function_lengths.py                 # src/ and crates/*/src/, limit 80
+    scripts/function_lengths.py                 # src/, crates/*/src/, tests/, tools/*/src/; 80
     scripts/function_lengths.py --limit 60 src/deal_cards.rs
 
 Prints one line per function over the limit, longest first, and exits with 1 if there is one.
@@ -115,6 +117,12 @@ MOD_DECL = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
 FN = re.compile(r"\bfn\s+(\w+)")
 
 
+def integration_test(path):
+    """Whether the file is under the top-level tests/ folder."""
+    tests = os.path.join(ROOT, "tests") + os.sep
+    return os.path.abspath(path).startswith(tests)
+
+
 def scan(path, skipped_files):
     with open(path, encoding="utf-8") as f:
         code = blank_literals(f.read())
@@ -127,7 +135,7 @@ def scan(path, skipped_files):
     line_at[len(code)] = line
 
     test_ranges = []
-    for m in TEST_CFG.finditer(code):
+    for m in [] if integration_test(path) else TEST_CFG.finditer(code):
         at = m.end()
         while a := ATTRIBUTE.match(code, at):
             at = a.end()
@@ -159,16 +167,23 @@ def scan(path, skipped_files):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=80, help="longest allowed, in lines")
-    parser.add_argument("paths", nargs="*", help="files or folders (default src/, crates/*/src/)")
+    parser.add_argument(
+        "paths", nargs="*", help="files or folders (default src/, crates/*/src/, tests/, tools/*/src/)"
+    )
     args = parser.parse_args()
 
-    roots = args.paths or [os.path.join(ROOT, "src")] + sorted(
-        glob.glob(os.path.join(ROOT, "crates", "*", "src"))
+    roots = args.paths or (
+        [os.path.join(ROOT, "src")]
+        + sorted(glob.glob(os.path.join(ROOT, "crates", "*", "src")))
+        + [os.path.join(ROOT, "tests")]
+        + sorted(glob.glob(os.path.join(ROOT, "tools", "*", "src")))
     )
     files = []
     for root in roots:
         if os.path.isdir(root):
-            for folder, _, names in os.walk(root):
+            for folder, folders, names in os.walk(root):
+                # A tool's own build folder (tools/*/target) holds generated code, not ours.
+                folders[:] = [f for f in folders if f != "target"]
                 files += [os.path.join(folder, n) for n in names if n.endswith(".rs")]
         else:
             files.append(root)
@@ -177,6 +192,7 @@ def main():
     skipped, found = set(), []
     for path in files:
         found += [(path,) + f for f in scan(path, skipped)]
+
     def in_tests(path):
         return path in skipped or any(path.startswith(s) for s in skipped if s.endswith(os.sep))
 

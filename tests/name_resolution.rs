@@ -32,10 +32,21 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
     caller
         .query_one("SELECT deal_cards($1)", &[&desk])
         .unwrap_or_else(|e| panic!("deal_cards failed: {e}"));
-    // Provably fair mode. Deals at `desk`, which seat_desk put in the mode with a revealed round
-    // (a game of it to verify) and the next one in force, both committed before: a provably
-    // fair deal uses nothing its own transaction wrote, and some callers make all these calls
-    // in one transaction. Commitments, seeds and reveals at desk + 100.
+    call_the_fair_functions(caller, desk);
+    call_the_queue_functions(caller);
+    call_a_spread_queue(caller);
+    call_a_weighted_queue(caller);
+    call_an_album_queue(caller);
+    call_a_long_queue_and_listener_queues(caller);
+    call_maintenance_and_sample_rows(caller);
+    run_the_table_guards(caller);
+}
+
+/// Provably fair mode. Deals at `desk`, which seat_desk put in the mode with a revealed round
+/// (a game of it to verify) and the next one in force, both committed before: a provably
+/// fair deal uses nothing its own transaction wrote, and some callers make all these calls
+/// in one transaction. Commitments, seeds and reveals at desk + 100.
+fn call_the_fair_functions(caller: &mut Client, desk: i32) {
     let fair_game = |caller: &mut Client| -> i64 {
         let dealt: String = caller
             .query_one("SELECT deal_cards($1)::text", &[&desk])
@@ -100,6 +111,10 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             &[],
         )
         .unwrap_or_else(|e| panic!("fair_deal failed: {e}"));
+}
+
+/// A shuffle queue of six tracks, through every plain queue call, then dropped.
+fn call_the_queue_functions(caller: &mut Client) {
     let queue: i64 = caller
         .query_one(
             "SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5, 6]::bigint[], 'shuffle', 2)",
@@ -123,7 +138,10 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&queue])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // A queue spread by group, on two levels.
+}
+
+/// A queue spread by group, on two levels.
+fn call_a_spread_queue(caller: &mut Client) {
     let spread: i64 = caller
         .query_one(
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], groups => '{a,a,b,b}', \
@@ -155,7 +173,10 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&spread])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // Random play with weights.
+}
+
+/// Random play with weights.
+fn call_a_weighted_queue(caller: &mut Client) {
     let weighted: i64 = caller
         .query_one(
             "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4]::bigint[], 'random', 1, \
@@ -176,7 +197,10 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&weighted])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // A queue of whole albums.
+}
+
+/// A queue of whole albums.
+fn call_an_album_queue(caller: &mut Client) {
     let albums: i64 = caller
         .query_one(
             "SELECT shuffle_queue_new_albums(ARRAY[1, 2, 3, 4, 5]::bigint[], \
@@ -202,7 +226,11 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&albums])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // A jump deep into a long history (two swaps): 80 tracks, window 2, 100 plays.
+}
+
+/// A jump deep into a long history (two swaps): 80 tracks, window 2, 100 plays; then the
+/// queues of a listener.
+fn call_a_long_queue_and_listener_queues(caller: &mut Client) {
     let long: i64 = caller
         .query_one(
             "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 80)::bigint), 'shuffle', 2)",
@@ -238,8 +266,11 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .execute(call, &[&7i64])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
-    // After a switch-over to a subscriber: the sequences set from the tables (here each is past
-    // its largest id already, and stays).
+}
+
+/// After a switch-over to a subscriber: the sequences set from the tables (here each is past
+/// its largest id already, and stays).
+fn call_maintenance_and_sample_rows(caller: &mut Client) {
     caller
         .execute("SELECT * FROM dealcards_sync_sequences()", &[])
         .unwrap_or_else(|e| panic!("dealcards_sync_sequences failed: {e}"));
@@ -256,10 +287,13 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
             .unwrap_or_else(|e| panic!("{call} failed: {e:?}"));
         assert_eq!(rows.len(), 2, "{call}");
     }
-    // The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
-    // ALTER TABLE and CREATE INDEX, and the settings table's trigger on its rows: a column added to an extension's table and an index made on
-    // one are refused, each guard run whole. (The block names everything by schema: it runs
-    // under the caller's search_path.)
+}
+
+/// The guards on the tables (event triggers, sql/install/guard.sql) run their statements on
+/// ALTER TABLE and CREATE INDEX, and the settings table's trigger on its rows: a column added to an extension's table and an index made on
+/// one are refused, each guard run whole. (The block names everything by schema: it runs
+/// under the caller's search_path.)
+fn run_the_table_guards(caller: &mut Client) {
     caller
         .batch_execute(
             "DO $guard$
@@ -314,10 +348,7 @@ fn trap_body(result: &str) -> String {
 fn plant(attacker: &mut Client, schema: &str) {
     let mut sql = String::new();
     let function = |name: &str, args: &str, returns: &str, result: &str| {
-        format!(
-            "CREATE FUNCTION {schema}.{name}({args}) RETURNS {returns} LANGUAGE plpgsql AS $trap${}$trap$;\n",
-            trap_body(result)
-        )
+        trap_function(schema, name, args, returns, result)
     };
     sql += &function(
         "unnest",
@@ -379,7 +410,23 @@ fn plant(attacker: &mut Client, schema: &str) {
     sql += &format!(
         "CREATE AGGREGATE {schema}.max(bigint) (SFUNC = {schema}.trap_max, STYPE = bigint);\n"
     );
-    // Comparison and arithmetic operators on the types the statements compare, each a trap.
+    sql += &operator_traps(schema);
+    attacker
+        .batch_execute(&sql)
+        .unwrap_or_else(|e| panic!("planting in {schema}: {e}"));
+}
+
+/// A trap function `schema.name(args)` that returns `result`.
+fn trap_function(schema: &str, name: &str, args: &str, returns: &str, result: &str) -> String {
+    format!(
+        "CREATE FUNCTION {schema}.{name}({args}) RETURNS {returns} LANGUAGE plpgsql AS $trap${}$trap$;\n",
+        trap_body(result)
+    )
+}
+
+/// Comparison and arithmetic operators on the types the statements compare, each a trap.
+fn operator_traps(schema: &str) -> String {
+    let mut sql = String::new();
     for (name, op, left, right, returns) in [
         ("eq88", "=", "bigint", "bigint", "boolean"),
         ("eq84", "=", "bigint", "integer", "boolean"),
@@ -396,7 +443,8 @@ fn plant(attacker: &mut Client, schema: &str) {
         ("eqbb", "=", "bytea", "bytea", "boolean"),
         ("gttt", ">", "timestamptz", "timestamptz", "boolean"),
     ] {
-        sql += &function(
+        sql += &trap_function(
+            schema,
             &format!("trap_{name}"),
             &format!("a {left}, b {right}"),
             returns,
@@ -406,9 +454,7 @@ fn plant(attacker: &mut Client, schema: &str) {
             "CREATE OPERATOR {schema}.{op} (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = {schema}.trap_{name});\n"
         );
     }
-    attacker
-        .batch_execute(&sql)
-        .unwrap_or_else(|e| panic!("planting in {schema}: {e}"));
+    sql
 }
 
 /// Lookalike tables, empty, that anyone may read and write.
@@ -501,7 +547,24 @@ fn lookalikes_planted_by_a_plain_role_never_run() {
     plant(&mut attacker, "public");
     plant(&mut attacker, ATTACKER);
     plant_tables(&mut attacker, ATTACKER, "public");
-    // The traps work: called directly by a superuser, one escalates.
+    check_the_traps_work(db);
+
+    for path in [
+        "\"$user\", public",
+        &format!("{ATTACKER}, public"),
+        &format!("{ATTACKER}, pg_catalog, public"),
+        &format!("public, {ATTACKER}, pg_catalog"),
+    ] {
+        admin
+            .batch_execute(&format!("SET search_path = {path}"))
+            .unwrap();
+        call_every_statement_running_function(&mut admin, 1);
+    }
+    check_no_lookalike_ran(db);
+}
+
+/// The traps work: called directly by a superuser, one escalates.
+fn check_the_traps_work(db: &str) {
     let probe = format!("SELECT {ATTACKER}.trap_eq88(1, 1)");
     let mut check = server::connect_as(db, "postgres");
     check.execute("BEGIN", &[]).unwrap();
@@ -518,18 +581,11 @@ fn lookalikes_planted_by_a_plain_role_never_run() {
         "the trap does not work: the test would prove nothing"
     );
     check.execute("ROLLBACK", &[]).unwrap();
+}
 
-    for path in [
-        "\"$user\", public",
-        &format!("{ATTACKER}, public"),
-        &format!("{ATTACKER}, pg_catalog, public"),
-        &format!("public, {ATTACKER}, pg_catalog"),
-    ] {
-        admin
-            .batch_execute(&format!("SET search_path = {path}"))
-            .unwrap();
-        call_every_statement_running_function(&mut admin, 1);
-    }
+/// No lookalike ran, the attacker is no superuser, no lookalike table was written, and every
+/// deal went to the extension's table.
+fn check_no_lookalike_ran(db: &str) {
     let mut check = server::connect_as(db, "postgres");
     check.batch_execute("SET search_path = pg_catalog").unwrap();
     let sprung: Vec<String> = check

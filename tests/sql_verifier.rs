@@ -187,11 +187,56 @@ fn with_round(publication: &Value, change: &Value) -> Value {
 fn the_golden_deals_and_chain_hashes() {
     let mut client = verifier_database("dealcards_sql_verifier_golden");
     let golden = golden();
+    check_golden_deals(&mut client, &golden);
+
+    // The chain entries, as publications: one per run of entries that follow each other from
+    // the zero hash; rounds by commitment, of the entry's protocol (3 with rules, 2 with
+    // players, else 1) and under protocol 3 with its rules as published.
+    let chain = golden["chain"].as_array().unwrap();
+    let publications = golden_publications(chain);
+    let covered: usize = publications.iter().map(|(_, n)| n.len()).sum();
+    assert_eq!(
+        covered,
+        chain.len(),
+        "every golden chain entry is in a publication"
+    );
+    let with_rules: Vec<&Value> = chain.iter().filter(|e| e.get("rules").is_some()).collect();
+    assert!(
+        with_rules.len() >= 9,
+        "{} protocol 3 entries",
+        with_rules.len()
+    );
+    assert!(with_rules
+        .iter()
+        .all(|e| e["name"].as_str().unwrap().starts_with("protocol 3:")));
+
+    check_links_in_every_time_zone(&mut client, &publications, &with_rules);
+    client
+        .batch_execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'")
+        .unwrap();
+
+    // Under protocol 3, any rule changed breaks the chain of every game of its round; the same
+    // reveal_by written in another offset does not.
+    let mut protocol_3 = 0;
+    for (publication, names) in &publications {
+        if publication["rounds"][0]["protocol"] != 3 {
+            continue;
+        }
+        assert_eq!(publication["rounds"].as_array().unwrap().len(), 1);
+        protocol_3 += names.len();
+        check_changed_rules_break_the_chain(&mut client, publication, names);
+        check_rules_no_round_can_have(&mut client, publication, names);
+    }
+    assert_eq!(protocol_3, with_rules.len());
+}
+
+/// The golden deals and their keys, as the verifier gives them.
+fn check_golden_deals(client: &mut Client, golden: &Value) {
     let deals = golden["deals"].as_array().unwrap();
     assert!(deals.len() >= 5);
     for deal in deals {
         let got = sql_deal(
-            &mut client,
+            client,
             &unhex(deal["server_seed"].as_str().unwrap()),
             &strings(&deal["client_seeds"]),
             deal["nonce"].as_i64().unwrap(),
@@ -217,11 +262,10 @@ fn the_golden_deals_and_chain_hashes() {
             .get(0);
         assert_eq!(hex(&key), deal["key"].as_str().unwrap(), "{}", deal["name"]);
     }
+}
 
-    // The chain entries, as publications: one per run of entries that follow each other from
-    // the zero hash; rounds by commitment, of the entry's protocol (3 with rules, 2 with
-    // players, else 1) and under protocol 3 with its rules as published.
-    let chain = golden["chain"].as_array().unwrap();
+/// The golden chain entries as publications, each with the names of its entries.
+fn golden_publications(chain: &[Value]) -> Vec<(Value, Vec<String>)> {
     let mut publications: Vec<(Value, Vec<String>)> = Vec::new();
     for entry in chain {
         let name = entry["name"].as_str().unwrap();
@@ -272,24 +316,16 @@ fn the_golden_deals_and_chain_hashes() {
         publication["chain_head"] = entry["chain_hash"].clone();
         names.push(name.to_string());
     }
-    let covered: usize = publications.iter().map(|(_, n)| n.len()).sum();
-    assert_eq!(
-        covered,
-        chain.len(),
-        "every golden chain entry is in a publication"
-    );
-    let with_rules: Vec<&Value> = chain.iter().filter(|e| e.get("rules").is_some()).collect();
-    assert!(
-        with_rules.len() >= 9,
-        "{} protocol 3 entries",
-        with_rules.len()
-    );
-    assert!(with_rules
-        .iter()
-        .all(|e| e["name"].as_str().unwrap().starts_with("protocol 3:")));
+    publications
+}
 
-    // Each publication links, game for game, whatever TimeZone and DateStyle are set to
-    // (protocol 3 chains reveal_by as the instant its text gives, with its offset).
+/// Each publication links, game for game, whatever TimeZone and DateStyle are set to
+/// (protocol 3 chains reveal_by as the instant its text gives, with its offset).
+fn check_links_in_every_time_zone(
+    client: &mut Client,
+    publications: &[(Value, Vec<String>)],
+    with_rules: &[&Value],
+) {
     for (zone, style) in [
         ("UTC", "ISO, YMD"),
         ("Pacific/Chatham", "SQL, DMY"),
@@ -301,11 +337,11 @@ fn the_golden_deals_and_chain_hashes() {
                 "SET TimeZone = '{zone}'; SET DateStyle = '{style}'"
             ))
             .unwrap();
-        for (publication, names) in &publications {
+        for (publication, names) in publications {
             // One row per game, linked, not revealed; and a row per earlier round left
             // unrevealed.
             let rounds = publication["rounds"].as_array().unwrap().len();
-            let rows = verdicts(&mut client, publication);
+            let rows = verdicts(client, publication);
             assert_eq!(rows.len(), names.len() + rounds - 1, "{names:?}");
             let expected = golden_verdicts(publication, &[], false);
             for ((row, name), expected) in rows.iter().zip(names).zip(expected) {
@@ -313,7 +349,7 @@ fn the_golden_deals_and_chain_hashes() {
             }
         }
         // reveal_by as the microseconds the reference gives.
-        for entry in &with_rules {
+        for entry in with_rules {
             let rules = &entry["rules"];
             if rules["reveal_by"].is_null() {
                 assert!(rules["reveal_by_micros"].is_null());
@@ -334,132 +370,131 @@ fn the_golden_deals_and_chain_hashes() {
             );
         }
     }
-    client
-        .batch_execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'")
-        .unwrap();
+}
 
-    // Under protocol 3, any rule changed breaks the chain of every game of its round; the same
-    // reveal_by written in another offset does not.
-    let mut protocol_3 = 0;
-    for (publication, names) in &publications {
-        let rules = &publication["rounds"][0];
-        if rules["protocol"] != 3 {
-            continue;
+/// Every rule of a protocol 3 publication's round changed breaks the chain; its reveal_by
+/// written in other offsets does not.
+fn check_changed_rules_break_the_chain(client: &mut Client, publication: &Value, names: &[String]) {
+    let (changes, same_instant) = rule_changes(client, &publication["rounds"][0]);
+    for (what, change) in changes {
+        let changed = with_round(publication, &change);
+        assert_eq!(
+            verdicts(client, &changed),
+            golden_verdicts(&changed, &[], true),
+            "{names:?}: {what}"
+        );
+    }
+    for by in same_instant {
+        let changed = with_round(publication, &json!({ "reveal_by": by }));
+        assert_eq!(
+            verdicts(client, &changed),
+            golden_verdicts(&changed, &[], false),
+            "{names:?}: reveal_by {by}"
+        );
+    }
+}
+
+/// The changes of a round's rules, each named, and its reveal_by as written in other time
+/// zones (the same instant).
+fn rule_changes(client: &mut Client, rules: &Value) -> (Vec<(&'static str, Value)>, Vec<Value>) {
+    let mut house: Vec<i64> = rules["house_seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_i64().unwrap())
+        .collect();
+    match house.iter().position(|&s| s == 1) {
+        Some(i) => {
+            house.remove(i);
         }
-        assert_eq!(publication["rounds"].as_array().unwrap().len(), 1);
-        protocol_3 += names.len();
-        let mut house: Vec<i64> = rules["house_seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_i64().unwrap())
-            .collect();
-        match house.iter().position(|&s| s == 1) {
-            Some(i) => {
-                house.remove(i);
-            }
-            None => house.push(1),
-        }
-        let mut changes = vec![
-            ("a house seat more or less", json!({"house_seats": house})),
-            (
-                "seeds required or not",
-                json!({"seeds_required": !rules["seeds_required"].as_bool().unwrap()}),
-            ),
-            (
-                "a bound one deal smaller",
-                json!({"max_deals": rules["max_deals"].as_i64().unwrap() - 1}),
-            ),
-            ("protocol 2", json!({"protocol": 2})),
-        ];
-        let mut same_instant = Vec::new();
-        match rules["reveal_by"].as_str() {
-            None => changes.push((
-                "a time limit added",
-                json!({"reveal_by": "2026-12-31T20:59:59.999999-03:00"}),
-            )),
-            Some(by) => {
-                changes.push(("the time limit dropped", json!({"reveal_by": null})));
-                let later: String = client
-                    .query_one(
-                        "SELECT to_jsonb($1::text::timestamptz + interval '1 microsecond')::text",
-                        &[&by],
-                    )
+        None => house.push(1),
+    }
+    let mut changes = vec![
+        ("a house seat more or less", json!({"house_seats": house})),
+        (
+            "seeds required or not",
+            json!({"seeds_required": !rules["seeds_required"].as_bool().unwrap()}),
+        ),
+        (
+            "a bound one deal smaller",
+            json!({"max_deals": rules["max_deals"].as_i64().unwrap() - 1}),
+        ),
+        ("protocol 2", json!({"protocol": 2})),
+    ];
+    let mut same_instant = Vec::new();
+    match rules["reveal_by"].as_str() {
+        None => changes.push((
+            "a time limit added",
+            json!({"reveal_by": "2026-12-31T20:59:59.999999-03:00"}),
+        )),
+        Some(by) => {
+            changes.push(("the time limit dropped", json!({"reveal_by": null})));
+            let later: String = client
+                .query_one(
+                    "SELECT to_jsonb($1::text::timestamptz + interval '1 microsecond')::text",
+                    &[&by],
+                )
+                .unwrap()
+                .get(0);
+            let later: Value = serde_json::from_str(&later).unwrap();
+            changes.push((
+                "the time limit a microsecond later",
+                json!({ "reveal_by": later }),
+            ));
+            for zone in ["UTC", "Asia/Kathmandu", "America/St_Johns"] {
+                client
+                    .batch_execute(&format!("SET TimeZone = '{zone}'"))
+                    .unwrap();
+                let text: String = client
+                    .query_one("SELECT to_jsonb($1::text::timestamptz)::text", &[&by])
                     .unwrap()
                     .get(0);
-                let later: Value = serde_json::from_str(&later).unwrap();
-                changes.push((
-                    "the time limit a microsecond later",
-                    json!({ "reveal_by": later }),
-                ));
-                for zone in ["UTC", "Asia/Kathmandu", "America/St_Johns"] {
-                    client
-                        .batch_execute(&format!("SET TimeZone = '{zone}'"))
-                        .unwrap();
-                    let text: String = client
-                        .query_one("SELECT to_jsonb($1::text::timestamptz)::text", &[&by])
-                        .unwrap()
-                        .get(0);
-                    same_instant.push(serde_json::from_str::<Value>(&text).unwrap());
-                }
-                client.batch_execute("SET TimeZone = 'UTC'").unwrap();
-                assert!(same_instant.iter().any(|t| t != by), "{same_instant:?}");
+                same_instant.push(serde_json::from_str::<Value>(&text).unwrap());
             }
+            client.batch_execute("SET TimeZone = 'UTC'").unwrap();
+            assert!(same_instant.iter().any(|t| t != by), "{same_instant:?}");
         }
-        for (what, change) in changes {
-            let changed = with_round(publication, &change);
-            assert_eq!(
-                verdicts(&mut client, &changed),
-                golden_verdicts(&changed, &[], true),
-                "{names:?}: {what}"
-            );
+    }
+    (changes, same_instant)
+}
+
+/// Rules no round can have, as fair_verify_desk says of them: a house seat that is not a seat
+/// is left out of the chain (a null one is none); with no bound there are no rules to chain.
+fn check_rules_no_round_can_have(client: &mut Client, publication: &Value, names: &[String]) {
+    let rules = &publication["rounds"][0];
+    let mut seats = rules["house_seats"].as_array().unwrap().clone();
+    seats.extend([json!(4), Value::Null, json!(0)]);
+    let changed = with_round(publication, &json!({ "house_seats": seats }));
+    assert_eq!(
+        verdicts(client, &changed),
+        golden_verdicts(
+            &changed,
+            &[
+                "its round's house seat 4 is not a seat",
+                "its round's house seat 0 is not a seat"
+            ],
+            false
+        ),
+        "{names:?}"
+    );
+    for no_bound in [json!({ "max_deals": null }), json!({})] {
+        let mut changed = with_round(publication, &no_bound);
+        if no_bound.as_object().unwrap().is_empty() {
+            changed["rounds"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("max_deals");
         }
-        for by in same_instant {
-            let changed = with_round(publication, &json!({ "reveal_by": by }));
-            assert_eq!(
-                verdicts(&mut client, &changed),
-                golden_verdicts(&changed, &[], false),
-                "{names:?}: reveal_by {by}"
-            );
-        }
-        // Rules no round can have, as fair_verify_desk says of them: a house seat that is not
-        // a seat is left out of the chain (a null one is none); with no bound there are no
-        // rules to chain.
-        let mut seats = rules["house_seats"].as_array().unwrap().clone();
-        seats.extend([json!(4), Value::Null, json!(0)]);
-        let changed = with_round(publication, &json!({ "house_seats": seats }));
         assert_eq!(
-            verdicts(&mut client, &changed),
+            verdicts(client, &changed),
             golden_verdicts(
                 &changed,
-                &[
-                    "its round's house seat 4 is not a seat",
-                    "its round's house seat 0 is not a seat"
-                ],
-                false
+                &["its round has no bound, which protocol 3 chains"],
+                true
             ),
             "{names:?}"
         );
-        for no_bound in [json!({ "max_deals": null }), json!({})] {
-            let mut changed = with_round(publication, &no_bound);
-            if no_bound.as_object().unwrap().is_empty() {
-                changed["rounds"][0]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("max_deals");
-            }
-            assert_eq!(
-                verdicts(&mut client, &changed),
-                golden_verdicts(
-                    &changed,
-                    &["its round has no bound, which protocol 3 chains"],
-                    true
-                ),
-                "{names:?}"
-            );
-        }
     }
-    assert_eq!(protocol_3, with_rules.len());
 }
 
 #[test]
@@ -501,6 +536,36 @@ fn a_thousand_random_deals_as_fair_deal_gives_them() {
 #[test]
 fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     let mut verifier = verifier_database("dealcards_sql_verifier_publication");
+    let mut house = house_of_three_rounds();
+    // The house publishes its times in an offset of half an hour; the verifier reads them in
+    // another time zone and date style.
+    house
+        .batch_execute("SET TimeZone = 'America/St_Johns'")
+        .unwrap();
+    verifier
+        .batch_execute("SET TimeZone = 'Asia/Kathmandu'; SET DateStyle = 'SQL, DMY'")
+        .unwrap();
+    let publication = publication_of(&mut house);
+    check_published_rules(&publication);
+    let expected = desk_says(&mut house);
+    let got = publication_says(&mut verifier, &publication);
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 6);
+    assert_eq!(got.iter().filter(|r| r.3 == Some(true)).count(), 4);
+    assert_eq!(got.iter().filter(|r| r.3.is_none()).count(), 2);
+
+    check_rewritten_rules_read_alike(&mut house, &mut verifier, &publication, &expected);
+    assert_eq!(publication_of(&mut house), publication);
+    assert_eq!(desk_says(&mut house), expected);
+
+    check_tampered_copies_fail(&mut verifier, &publication);
+    check_malformed_publications_are_refused(&mut verifier, &publication);
+    check_malformed_deals_are_refused(&mut verifier);
+}
+
+/// A house database with desk -5 dealt in three rounds of protocol 3 under rules of their
+/// own: two revealed, the last in force; seeds set per round.
+fn house_of_three_rounds() -> Client {
     let mut house = server::fresh_database("dealcards_sql_verifier_desk");
     house
         .batch_execute(
@@ -510,8 +575,6 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
              SELECT deal_cards(-5);",
         )
         .unwrap();
-    // Three rounds of protocol 3 under rules of their own: two revealed, the last in force;
-    // seeds set per round.
     for round in 0..3 {
         for sql in [
             if round == 0 {
@@ -532,24 +595,22 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
             house.batch_execute(sql).unwrap();
         }
     }
-    // The house publishes its times in an offset of half an hour; the verifier reads them in
-    // another time zone and date style.
     house
-        .batch_execute("SET TimeZone = 'America/St_Johns'")
-        .unwrap();
-    verifier
-        .batch_execute("SET TimeZone = 'Asia/Kathmandu'; SET DateStyle = 'SQL, DMY'")
-        .unwrap();
-    let publication_of = |house: &mut Client| -> Value {
-        serde_json::from_str(
-            &house
-                .query_one("SELECT fair_publication(-5)::text", &[])
-                .unwrap()
-                .get::<_, String>(0),
-        )
-        .unwrap()
-    };
-    let publication = publication_of(&mut house);
+}
+
+/// What the house publishes of desk -5.
+fn publication_of(house: &mut Client) -> Value {
+    serde_json::from_str(
+        &house
+            .query_one("SELECT fair_publication(-5)::text", &[])
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap()
+}
+
+/// The rounds' rules as published, their times in the house's offset of half an hour.
+fn check_published_rules(publication: &Value) {
     let rules: Vec<(Value, Value, Value, bool)> = publication["rounds"]
         .as_array()
         .unwrap()
@@ -575,42 +636,56 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
             (json!([3]), json!(false), json!(i64::MAX), false),
         ]
     );
-    type Row = (
-        Option<i64>,
-        Option<i32>,
-        Option<i64>,
-        Option<bool>,
-        Option<String>,
-    );
-    let rows_of =
-        |client: &mut Client, sql: &str, arg: &(dyn postgres::types::ToSql + Sync)| -> Vec<Row> {
-            client
-                .query(sql, &[arg])
-                .unwrap()
-                .iter()
-                .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
-                .collect()
-        };
-    let expected = rows_of(
-        &mut house,
+}
+
+/// (game_id, round, nonce, verified, problem) of a row of a check.
+type Row = (
+    Option<i64>,
+    Option<i32>,
+    Option<i64>,
+    Option<bool>,
+    Option<String>,
+);
+
+/// The rows of a check, `sql` with its one argument.
+fn rows_of(client: &mut Client, sql: &str, arg: &(dyn postgres::types::ToSql + Sync)) -> Vec<Row> {
+    client
+        .query(sql, &[arg])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect()
+}
+
+/// What fair_verify_desk says of desk -5.
+fn desk_says(house: &mut Client) -> Vec<Row> {
+    rows_of(
+        house,
         "SELECT game_id, round, nonce, verified, problem FROM fair_verify_desk($1)",
         &-5i32,
-    );
-    let got = rows_of(
-        &mut verifier,
+    )
+}
+
+/// What the verifier says of a publication.
+fn publication_says(verifier: &mut Client, publication: &Value) -> Vec<Row> {
+    rows_of(
+        verifier,
         "SELECT game_id, round, nonce, verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
         &publication.to_string(),
-    );
-    assert_eq!(got, expected);
-    assert_eq!(got.len(), 6);
-    assert_eq!(got.iter().filter(|r| r.3 == Some(true)).count(), 4);
-    assert_eq!(got.iter().filter(|r| r.3.is_none()).count(), 2);
+    )
+}
 
-    // A revealed round's rules rewritten in the tables after its deals: fair_verify_desk and
-    // the verifier of the publication say the same, word for word. Every game of the round
-    // fails (its chain, under protocol 3, covers the rules); the games of the other rounds are
-    // as before, each linked to the stored hash of the one before it. The same rules rewritten
-    // in the publication alone read alike.
+/// A revealed round's rules rewritten in the tables after its deals: fair_verify_desk and the
+/// verifier of the publication say the same, word for word. Every game of the round fails (its
+/// chain, under protocol 3, covers the rules); the games of the other rounds are as before,
+/// each linked to the stored hash of the one before it. The same rules rewritten in the
+/// publication alone read alike.
+fn check_rewritten_rules_read_alike(
+    house: &mut Client,
+    verifier: &mut Client,
+    publication: &Value,
+    expected: &[Row],
+) {
     house
         .batch_execute(
             "CREATE TABLE saved_rules AS
@@ -618,7 +693,52 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
                    FROM fair_seed WHERE desk_id = -5",
         )
         .unwrap();
-    for (round, what, set, problem) in [
+    for (round, what, set, problem) in rule_rewrites() {
+        house
+            .batch_execute(&format!(
+                "UPDATE fair_seed SET {set} WHERE desk_id = -5 AND round = {round}"
+            ))
+            .unwrap();
+        let desk_says = desk_says(house);
+        let tampered = publication_of(house);
+        let got = publication_says(verifier, &tampered);
+        assert_eq!(got, desk_says, "{what}");
+        assert_eq!(got.len(), expected.len(), "{what}");
+        for (row, before) in got.iter().zip(expected) {
+            if row.1 == Some(round) {
+                assert_eq!(
+                    (row.3, row.4.as_deref()),
+                    (Some(false), Some(problem.as_str())),
+                    "{what}"
+                );
+            } else {
+                assert_eq!(row, before, "{what}");
+            }
+        }
+        // The publication as it was, with the round's rules as rewritten.
+        let mut rewritten = publication.clone();
+        let index = (round - 1) as usize;
+        for key in ["house_seats", "seeds_required", "max_deals", "reveal_by"] {
+            rewritten["rounds"][index][key] = tampered["rounds"][index][key].clone();
+        }
+        assert_ne!(rewritten, *publication, "{what}");
+        let got_rewritten = publication_says(verifier, &rewritten);
+        assert_eq!(got_rewritten, desk_says, "{what}");
+        house
+            .batch_execute(
+                "UPDATE fair_seed f
+                    SET house_seats = s.house_seats, seeds_required = s.seeds_required,
+                        max_deals = s.max_deals, reveal_by = s.reveal_by
+                   FROM saved_rules s
+                  WHERE f.desk_id = -5 AND f.round = s.round",
+            )
+            .unwrap();
+    }
+}
+
+/// (round, what, the SET of the rewrite, the problem each game of the round then has).
+fn rule_rewrites() -> Vec<(i32, &'static str, &'static str, String)> {
+    vec![
         (
             1,
             "seat 3 no longer a house seat",
@@ -675,76 +795,17 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
             "house_seats = '{3,4}'",
             "its round's house seat 4 is not a seat".to_string(),
         ),
-    ] {
-        house
-            .batch_execute(&format!(
-                "UPDATE fair_seed SET {set} WHERE desk_id = -5 AND round = {round}"
-            ))
-            .unwrap();
-        let desk_says = rows_of(
-            &mut house,
-            "SELECT game_id, round, nonce, verified, problem FROM fair_verify_desk($1)",
-            &-5i32,
-        );
-        let tampered = publication_of(&mut house);
-        let got = rows_of(
-            &mut verifier,
-            "SELECT game_id, round, nonce, verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
-            &tampered.to_string(),
-        );
-        assert_eq!(got, desk_says, "{what}");
-        assert_eq!(got.len(), expected.len(), "{what}");
-        for (row, before) in got.iter().zip(&expected) {
-            if row.1 == Some(round) {
-                assert_eq!(
-                    (row.3, row.4.as_deref()),
-                    (Some(false), Some(problem.as_str())),
-                    "{what}"
-                );
-            } else {
-                assert_eq!(row, before, "{what}");
-            }
-        }
-        // The publication as it was, with the round's rules as rewritten.
-        let mut rewritten = publication.clone();
-        let index = (round - 1) as usize;
-        for key in ["house_seats", "seeds_required", "max_deals", "reveal_by"] {
-            rewritten["rounds"][index][key] = tampered["rounds"][index][key].clone();
-        }
-        assert_ne!(rewritten, publication, "{what}");
-        let got_rewritten = rows_of(
-            &mut verifier,
-            "SELECT game_id, round, nonce, verified, problem FROM dealcards_verify_publication($1::text::jsonb)",
-            &rewritten.to_string(),
-        );
-        assert_eq!(got_rewritten, desk_says, "{what}");
-        house
-            .batch_execute(
-                "UPDATE fair_seed f
-                    SET house_seats = s.house_seats, seeds_required = s.seeds_required,
-                        max_deals = s.max_deals, reveal_by = s.reveal_by
-                   FROM saved_rules s
-                  WHERE f.desk_id = -5 AND f.round = s.round",
-            )
-            .unwrap();
-    }
-    assert_eq!(publication_of(&mut house), publication);
-    assert_eq!(
-        rows_of(
-            &mut house,
-            "SELECT game_id, round, nonce, verified, problem FROM fair_verify_desk($1)",
-            &-5i32,
-        ),
-        expected
-    );
+    ]
+}
 
-    // Tampered copies fail, saying why.
+/// Tampered copies fail, saying why.
+fn check_tampered_copies_fail(verifier: &mut Client, publication: &Value) {
     let mut swapped = publication.clone();
     let cards = &mut swapped["games"][0]["cards"];
     let (a, b) = (cards[0][0].clone(), cards[1][0].clone());
     cards[0][0] = b;
     cards[1][0] = a;
-    let v = verdicts(&mut verifier, &swapped);
+    let v = verdicts(verifier, &swapped);
     assert_eq!(v[0].0, Some(false));
     assert!(
         v[0].1
@@ -755,7 +816,7 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     );
     let mut wrong_seed = publication.clone();
     wrong_seed["rounds"][0]["server_seed"] = json!("00".repeat(32));
-    let v = verdicts(&mut verifier, &wrong_seed);
+    let v = verdicts(verifier, &wrong_seed);
     assert_eq!(v[0].0, Some(false));
     assert!(
         v[0].1
@@ -766,84 +827,75 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     );
     let mut head = publication.clone();
     head["chain_head"] = json!("11".repeat(32));
-    let v = verdicts(&mut verifier, &head);
+    let v = verdicts(verifier, &head);
     assert_eq!(v.len(), 7);
     assert_eq!(v[6].0, Some(false));
+}
 
-    // Malformed input: 22023, naming what is wrong.
-    for (sql, arg, says) in [
+/// Malformed publications: 22023, naming what is wrong.
+fn check_malformed_publications_are_refused(verifier: &mut Client, publication: &Value) {
+    let changed = |change: fn(&mut Value)| {
+        let mut p = publication.clone();
+        change(&mut p);
+        p
+    };
+    let whole = [
+        (json!({"desk": 1}), "not a publication"),
         (
-            "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-            json!({"desk": 1}),
-            "not a publication",
-        ),
-        (
-            "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-            {
-                let mut p = publication.clone();
-                p["games"][1]["chain_hash"] = json!("abc");
-                p
-            },
+            changed(|p| p["games"][1]["chain_hash"] = json!("abc")),
             "chain_hash",
         ),
         (
-            "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-            {
-                let mut p = publication.clone();
-                p["rounds"][0]["server_seed"] = json!("00");
-                p
-            },
+            changed(|p| p["rounds"][0]["server_seed"] = json!("00")),
             "32 bytes",
         ),
         (
-            "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-            {
-                let mut p = publication.clone();
-                p["games"][0]["cards"][3] = json!([1, 2]);
-                p
-            },
+            changed(|p| p["games"][0]["cards"][3] = json!([1, 2])),
             "54 cards",
         ),
+    ];
+    let rounds = [
+        (json!({"protocol": 4}), "protocol 4"),
+        (json!({"house_seats": [3, "3"]}), "a house seat of round 2"),
+        (json!({"seeds_required": "false"}), "seeds_required"),
+        (json!({"max_deals": "50"}), "max_deals"),
+        (json!({"max_deals": 1.5}), "max_deals"),
+        (json!({"reveal_by": "2026-12-31 20:59:59"}), "reveal_by"),
+        (json!({"reveal_by": "2026-12-31T20:59:59"}), "reveal_by"),
+        (json!({"reveal_by": "infinity"}), "reveal_by"),
+        (json!({"reveal_by": "now"}), "reveal_by"),
+        (json!({"reveal_by": 1798761599999999i64}), "reveal_by"),
+        (
+            json!({"reveal_by": "2026-13-31T20:59:59+00:00"}),
+            "reveal_by",
+        ),
+        (
+            json!({"reveal_by": "294276-12-31T23:59:59+00:00"}),
+            "reveal_by",
+        ),
     ]
-    .into_iter()
-    .chain(
-        [
-            (json!({"protocol": 4}), "protocol 4"),
-            (json!({"house_seats": [3, "3"]}), "a house seat of round 2"),
-            (json!({"seeds_required": "false"}), "seeds_required"),
-            (json!({"max_deals": "50"}), "max_deals"),
-            (json!({"max_deals": 1.5}), "max_deals"),
-            (json!({"reveal_by": "2026-12-31 20:59:59"}), "reveal_by"),
-            (json!({"reveal_by": "2026-12-31T20:59:59"}), "reveal_by"),
-            (json!({"reveal_by": "infinity"}), "reveal_by"),
-            (json!({"reveal_by": "now"}), "reveal_by"),
-            (json!({"reveal_by": 1798761599999999i64}), "reveal_by"),
-            (
-                json!({"reveal_by": "2026-13-31T20:59:59+00:00"}),
-                "reveal_by",
-            ),
-            (
-                json!({"reveal_by": "294276-12-31T23:59:59+00:00"}),
-                "reveal_by",
-            ),
-        ]
-        .map(|(change, says)| {
-            let mut p = publication.clone();
-            for (key, value) in change.as_object().unwrap() {
-                p["rounds"][1][key] = value.clone();
-            }
-            (
+    .map(|(change, says)| {
+        let mut p = publication.clone();
+        for (key, value) in change.as_object().unwrap() {
+            p["rounds"][1][key] = value.clone();
+        }
+        (p, says)
+    });
+    for (arg, says) in whole.into_iter().chain(rounds) {
+        let error = verifier
+            .query(
                 "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-                p,
-                says,
+                &[&arg.to_string()],
             )
-        }),
-    ) {
-        let error = verifier.query(sql, &[&arg.to_string()]).expect_err(says);
+            .expect_err(says);
         let db = error.as_db_error().unwrap();
         assert_eq!(db.code().code(), "22023", "{says}: {db:?}");
         assert!(db.message().contains(says), "{says}: {}", db.message());
     }
+}
+
+/// Malformed arguments of dealcards_verify_deal: 22023, naming what is wrong.
+fn check_malformed_deals_are_refused(verifier: &mut Client) {
     for (seed, seeds, nonce, says) in [
         (
             vec![0u8; 31],

@@ -122,30 +122,7 @@ fn table_properties_a_dump_would_drop_are_refused() {
     ]
     .iter()
     .all(|sql| client.batch_execute(sql).is_ok());
-    let properties = |client: &mut Client| -> String {
-        client
-            .query_one(
-                "SELECT string_agg(concat_ws(' ', c.relname, c.relpersistence, c.reltablespace,
-                                             c.relreplident, c.relrowsecurity, c.relforcerowsecurity,
-                                             obj_description(c.oid, 'pg_class'),
-                                             (SELECT string_agg(concat_ws(':', a.attname,
-                                                         pg_get_expr(d.adbin, d.adrelid), a.attnotnull,
-                                                         a.attstorage, col_description(c.oid, a.attnum)), ',')
-                                                FROM pg_attribute a
-                                                LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
-                                               WHERE a.attrelid = c.oid AND a.attnum > 0),
-                                             (SELECT string_agg(i.indexrelid::regclass || ' ' || i.indisclustered, ',')
-                                                FROM pg_index i WHERE i.indrelid = c.oid),
-                                             (SELECT string_agg(t.tgname || ' ' || t.tgenabled::text, ',')
-                                                FROM pg_trigger t WHERE t.tgrelid = c.oid)), E'\n' ORDER BY c.relname)
-                   FROM pg_class c
-                  WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'",
-                &[],
-            )
-            .unwrap()
-            .get(0)
-    };
-    let before = properties(&mut client);
+    let before = table_properties(&mut client);
     let mut changes = vec![
         "ALTER TABLE game SET UNLOGGED",
         "ALTER TABLE game REPLICA IDENTITY FULL",
@@ -177,7 +154,11 @@ fn table_properties_a_dump_would_drop_are_refused() {
             db.hint().is_some_and(|h| h.contains("allow_own_objects")),
             "{change}: {db:?}"
         );
-        assert_eq!(properties(&mut client), before, "{change} left a change");
+        assert_eq!(
+            table_properties(&mut client),
+            before,
+            "{change} left a change"
+        );
     }
     assert!(
         tablespace || server_major(&mut client) < 15,
@@ -191,12 +172,37 @@ fn table_properties_a_dump_would_drop_are_refused() {
              RESET dealcards.allow_own_objects;",
         )
         .unwrap();
-    assert_ne!(properties(&mut client), before);
+    assert_ne!(table_properties(&mut client), before);
     if tablespace {
         client
             .batch_execute("DROP TABLESPACE dealcards_settings_space")
             .unwrap();
     }
+}
+
+/// The properties of the extension's tables a dump would drop, one line a table.
+fn table_properties(client: &mut Client) -> String {
+    client
+            .query_one(
+                "SELECT string_agg(concat_ws(' ', c.relname, c.relpersistence, c.reltablespace,
+                                             c.relreplident, c.relrowsecurity, c.relforcerowsecurity,
+                                             obj_description(c.oid, 'pg_class'),
+                                             (SELECT string_agg(concat_ws(':', a.attname,
+                                                         pg_get_expr(d.adbin, d.adrelid), a.attnotnull,
+                                                         a.attstorage, col_description(c.oid, a.attnum)), ',')
+                                                FROM pg_attribute a
+                                                LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+                                               WHERE a.attrelid = c.oid AND a.attnum > 0),
+                                             (SELECT string_agg(i.indexrelid::regclass || ' ' || i.indisclustered, ',')
+                                                FROM pg_index i WHERE i.indrelid = c.oid),
+                                             (SELECT string_agg(t.tgname || ' ' || t.tgenabled::text, ',')
+                                                FROM pg_trigger t WHERE t.tgrelid = c.oid)), E'\n' ORDER BY c.relname)
+                   FROM pg_class c
+                  WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'",
+                &[],
+            )
+            .unwrap()
+            .get(0)
 }
 
 fn server_major(client: &mut Client) -> i32 {

@@ -372,23 +372,42 @@ const QUEUE_CALLS_0_5: [(&str, &str); 14] = [
     ),
 ];
 
-/// Calls every function of the extension once and checks each answer; fails if the extension
-/// has a function this list does not call.
-fn every_function_works(client: &mut Client, queue: i64) {
-    // Whether a statement fails with the SQLSTATE given.
-    client
-        .batch_execute(
-            "CREATE OR REPLACE FUNCTION pg_temp.raises(sql text, state text) RETURNS boolean
-             LANGUAGE plpgsql AS $$
-             BEGIN
-               EXECUTE sql;
-               RETURN false;
-             EXCEPTION WHEN OTHERS THEN
-               RETURN SQLSTATE = state;
-             END $$",
-        )
-        .unwrap();
-    // The provably fair calls as each release's SQL takes them.
+/// The calls of the functions every release has, each with a query that must give true.
+const PLAIN_CALLS: [(&str, &str); 26] = [
+    ("card_label", "SELECT card_label(53) = 'BJ'"),
+    ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
+    ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
+    ("freecell_board", "SELECT count(*) = 7 FROM freecell_board(1)"),
+    ("freecell_cards", "SELECT count(*) = 52 FROM freecell_cards(1)"),
+    ("freecell_layout", "SELECT freecell_layout(1) LIKE 'JD KD 2S 4C%'"),
+    ("hand_labels", "SELECT hand_labels(ARRAY[54, 53]) = 'BJ RJ'"),
+    ("sample_array", "SELECT cardinality(sample_array(ARRAY[1, 2, 3], 2)) = 2"),
+    ("sample_array", "SELECT sample_array(ARRAY[1, 2, 3], 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
+    ("sample_ints", "SELECT cardinality(sample_ints(1, 1000000000000, 5)) = 5"),
+    ("sample_ints", "SELECT cardinality(sample_ints(1, 10, 10, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 10"),
+    ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b']) @> ARRAY['a', 'b']"),
+    ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY['a', 'b']"),
+    ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54)) = 54"),
+    ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 54"),
+    // Since 0.5.0: spread by group.
+    ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b']))[2] = 3"),
+    ("shuffle_spread", "SELECT shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
+    ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], ARRAY['x', 'y', 'z']))[2] = 3"),
+    ("shuffle_queue_add", "SELECT shuffle_queue_add($1, 100) = 21"),
+    ("shuffle_queue_remove", "SELECT shuffle_queue_remove($1, 100) = 20"),
+    ("shuffle_queue_next", "SELECT shuffle_queue_next($1) BETWEEN 1 AND 20"),
+    ("shuffle_queue_prev", "SELECT shuffle_queue_prev($1) BETWEEN 1 AND 20"),
+    ("shuffle_queue_current", "SELECT shuffle_queue_current($1) BETWEEN 1 AND 20"),
+    ("shuffle_queue_create", "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[]) > 0"),
+    (
+        "shuffle_queue_drop",
+        "SELECT shuffle_queue_drop(max(queue_id))::text = '' FROM shuffle_queue",
+    ),
+    ("sort_hand", "SELECT sort_hand(ARRAY[54, 1]) = ARRAY[1, 54]"),
+];
+
+/// The calls of the provably fair functions (since 0.3.0), as each release's SQL takes them.
+fn fair_calls(client: &mut Client) -> [(&'static str, &'static str); 9] {
     let current = functions_of(client).iter().any(|f| f == "fair_publication");
     let (fair_mode_on, fair_reveal, fair_mode_off) = if current {
         (
@@ -403,37 +422,7 @@ fn every_function_works(client: &mut Client, queue: i64) {
             "SELECT fair_mode_off(3) IS NOT NULL",
         )
     };
-    let calls: [(&str, &str); 73] = [
-        ("card_label", "SELECT card_label(53) = 'BJ'"),
-        ("deal_cards", "SELECT (deal_cards(1) ->> 'desk')::int = 1"),
-        ("deal_hands", "SELECT count(*) = 4 FROM deal_hands()"),
-        ("freecell_board", "SELECT count(*) = 7 FROM freecell_board(1)"),
-        ("freecell_cards", "SELECT count(*) = 52 FROM freecell_cards(1)"),
-        ("freecell_layout", "SELECT freecell_layout(1) LIKE 'JD KD 2S 4C%'"),
-        ("hand_labels", "SELECT hand_labels(ARRAY[54, 53]) = 'BJ RJ'"),
-        ("sample_array", "SELECT cardinality(sample_array(ARRAY[1, 2, 3], 2)) = 2"),
-        ("sample_array", "SELECT sample_array(ARRAY[1, 2, 3], 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
-        ("sample_ints", "SELECT cardinality(sample_ints(1, 1000000000000, 5)) = 5"),
-        ("sample_ints", "SELECT cardinality(sample_ints(1, 10, 10, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 10"),
-        ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b']) @> ARRAY['a', 'b']"),
-        ("shuffle_array", "SELECT shuffle_array(ARRAY['a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY['a', 'b']"),
-        ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54)) = 54"),
-        ("shuffle_ints", "SELECT cardinality(shuffle_ints(1, 54, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 54"),
-        // Since 0.5.0: spread by group.
-        ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b']))[2] = 3"),
-        ("shuffle_spread", "SELECT shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) @> ARRAY[1, 2, 3]"),
-        ("shuffle_spread", "SELECT (shuffle_spread(ARRAY[1, 2, 3], ARRAY['a', 'a', 'b'], ARRAY['x', 'y', 'z']))[2] = 3"),
-        ("shuffle_queue_add", "SELECT shuffle_queue_add($1, 100) = 21"),
-        ("shuffle_queue_remove", "SELECT shuffle_queue_remove($1, 100) = 20"),
-        ("shuffle_queue_next", "SELECT shuffle_queue_next($1) BETWEEN 1 AND 20"),
-        ("shuffle_queue_prev", "SELECT shuffle_queue_prev($1) BETWEEN 1 AND 20"),
-        ("shuffle_queue_current", "SELECT shuffle_queue_current($1) BETWEEN 1 AND 20"),
-        ("shuffle_queue_create", "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[]) > 0"),
-        (
-            "shuffle_queue_drop",
-            "SELECT shuffle_queue_drop(max(queue_id))::text = '' FROM shuffle_queue",
-        ),
-        ("sort_hand", "SELECT sort_hand(ARRAY[54, 1]) = ARRAY[1, 54]"),
+    [
         // Since 0.3.0: provably fair deals, at desk 3, from commitment to verification (0.5.0
         // changed the arguments and results of three of them: the calls for each are below).
         ("fair_mode_on", fair_mode_on),
@@ -453,79 +442,104 @@ fn every_function_works(client: &mut Client, queue: i64) {
         ),
         ("fair_mode_off", fair_mode_off),
         ("fair_deal", "SELECT leader BETWEEN 1 AND 3 FROM fair_deal(sha256('x'), '{a,b,c}', 0)"),
-        // Since 0.5.0: what the house publishes, and what hides a reveal from its own
-        // transaction.
-        ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
-        ("dealcards_written_here", "SELECT NOT dealcards_written_here('3'::xid)"),
-        // Since 0.5.0: the row aggregates, and through them their support functions.
-        ("sample_agg", "SELECT cardinality(sample_agg(i, 2)) = 2 FROM generate_series(1, 5) i"),
-        ("sample_agg_step", "SELECT sample_agg(i, 2, (i = 3)::int) = ARRAY[3] FROM generate_series(1, 5) i"),
-        ("resample_agg", "SELECT resample_agg(i, 3) = ARRAY[7, 7, 7] FROM generate_series(7, 7) i"),
-        ("resample_agg_step", "SELECT resample_agg(i, 2, 1.5) = ARRAY[7, 7] FROM generate_series(7, 7) i"),
-        ("shuffle_agg", "SELECT shuffle_agg(i) @> ARRAY[1, 2, 3] FROM generate_series(1, 3) i"),
-        ("shuffle_agg_step", "SELECT cardinality(shuffle_agg(i)) = 3 FROM generate_series(1, 3) i"),
-        ("sample_agg_seeded", "SELECT sample_agg_seeded(i, 3, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9] FROM generate_series(1, 10) i"),
-        ("sample_agg_seeded_step", "SELECT cardinality(sample_agg_seeded(i, 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 3 FROM generate_series(1, 10) i"),
-        ("shuffle_agg_seeded", "SELECT shuffle_agg_seeded(i, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9, 10, 4, 1, 7, 5, 3, 2] FROM generate_series(1, 10) i"),
-        ("shuffle_agg_seeded_step", "SELECT cardinality(shuffle_agg_seeded(i, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 2 FROM generate_series(1, 2) i"),
-        ("rows_agg_final", "SELECT sample_agg(i, 0) = '{}' FROM generate_series(1, 2) i"),
-        // The typed forms (and their state type's input and output).
-        ("rows_agg_final_int2", "SELECT sample_agg(i::int2, 3) <@ '{1, 2, 3}'::int2[] FROM generate_series(1, 3) i"),
-        ("rows_agg_final_int4", "SELECT pg_typeof(sample_agg(i, 1)) = 'integer[]'::regtype FROM generate_series(1, 3) i"),
-        ("rows_agg_final_int8", "SELECT resample_agg(i::int8, 2) = '{7, 7}' FROM generate_series(7, 7) i"),
-        ("rows_agg_final_text", "SELECT shuffle_agg(i::text) @> '{1, 2}' FROM generate_series(1, 2) i"),
-        ("rows_agg_final_uuid", "SELECT cardinality(sample_agg(gen_random_uuid(), 2)) = 2 FROM generate_series(1, 3)"),
-        ("rows_agg_state_in", "SELECT rows_agg_final_int4('\\x170000000301000000000000000400000007000000') = '{7}'"),
-        ("rows_agg_state_out", "SELECT '\\x170000000301000000000000000400000007000000'::rows_agg_state::text = '\\x170000000301000000000000000400000007000000'"),
-        ("rows_agg_state_send", "SELECT rows_agg_state_send('\\x170000000301000000000000000400000007000000') = '\\x170000000301000000000000000400000007000000'::bytea"),
-        // Binary input: the state's bytes sent as a binary parameter.
-        ("rows_agg_state_recv", "SELECT rows_agg_final_int4($1::rows_agg_state) = '{7}'"),
-        // A forced parallel plan: partial states serialized in the workers, combined in the leader.
-        (
-            "rows_agg_serialize",
-            "SELECT set_config('parallel_setup_cost', '0', false) || set_config('parallel_tuple_cost', '0', false)
-                 || set_config('min_parallel_table_scan_size', '0', false) || set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'on', false) <> ''",
-        ),
-        ("rows_agg_deserialize", "SELECT cardinality(sample_agg(game_id, 1)) = 1 FROM game"),
-        (
-            "rows_agg_combine",
-            "SELECT cardinality(shuffle_agg(game_id)) = count(*) AND set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'off', false) = 'off' FROM game",
-        ),
-        // Without Citus, a clear refusal.
-        (
-            "dealcards_distribute",
-            "SELECT pg_temp.raises('SELECT * FROM dealcards_distribute()', '55000')",
-        ),
-        // Since 0.6.0: the sequences set from the tables (each past its largest id already).
-        (
-            "dealcards_sync_sequences",
-            "SELECT count(*) = 3 AND bool_and(next_id > coalesce(largest_id, 0)) FROM dealcards_sync_sequences()",
-        ),
-        // Since 0.7.0: the seeded order key, for bigint and text keys.
-        ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 1) = -3812923498326249669"),
-        ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 'ace') = -5894646678025663226"),
-        // Since 0.7.0: the TABLESAMPLE method, through its handler.
-        ("sparse_bernoulli", "SELECT count(*) = (SELECT count(*) FROM game) FROM game TABLESAMPLE sparse_bernoulli(100)"),
-        ("sparse_bernoulli", "SELECT count(*) = 0 FROM game TABLESAMPLE sparse_bernoulli(0) REPEATABLE (1)"),
-        // Since 0.7.0: a table's storage parameters, applied from dealcards_table_setting.
-        ("dealcards_apply_table_setting", "WITH s AS (INSERT INTO dealcards_table_setting VALUES ('note', '{fillfactor=90}', '{}') ON CONFLICT (table_name) DO UPDATE SET options = excluded.options RETURNING 1) SELECT count(*) = 1 FROM s"),
-        // Since 0.7.0: k random rows of a table.
-        ("sample_rows", "SELECT count(*) = least(2, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 2)"),
-        ("sample_rows", "SELECT count(DISTINCT game_id) = least(3, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 3, sha256('x'))"),
-        // Since 0.7.0: what no key holds between the tables, nothing in a database only
-        // dealcards' functions wrote.
-        ("dealcards_check", "SELECT count(*) = 0 FROM dealcards_check()"),
-        // Since 0.7.0: the tracks Next will play, drawn ahead; the next Next plays the first.
-        ("shuffle_queue_upcoming", "SELECT (SELECT track FROM shuffle_queue_upcoming($1, 3) WHERE place = 1) = shuffle_queue_next($1)"),
-        // Since 0.7.0: a skip that does not count: the next track plays.
-        ("shuffle_queue_skip", "SELECT shuffle_queue_skip($1) IS NOT NULL"),
-        // Since 0.7.0: a queue of whole albums: its first album's tracks play in their order.
-        ("shuffle_queue_new_albums", "SELECT played IN ('{1,2,3}', '{3,1,2}') FROM (SELECT array_agg(shuffle_queue_next(id) ORDER BY g) AS played FROM (SELECT shuffle_queue_new_albums('{1,2,3}', '{a,a,b}', '{x,x,y}') AS id) q, generate_series(1, 3) g) s"),
-    ];
+    ]
+}
+
+/// The calls of the functions of later releases.
+const LATER_CALLS: [(&str, &str); 38] = [
+    // Since 0.5.0: what the house publishes, and what hides a reveal from its own
+    // transaction.
+    ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
+    ("dealcards_written_here", "SELECT NOT dealcards_written_here('3'::xid)"),
+    // Since 0.5.0: the row aggregates, and through them their support functions.
+    ("sample_agg", "SELECT cardinality(sample_agg(i, 2)) = 2 FROM generate_series(1, 5) i"),
+    ("sample_agg_step", "SELECT sample_agg(i, 2, (i = 3)::int) = ARRAY[3] FROM generate_series(1, 5) i"),
+    ("resample_agg", "SELECT resample_agg(i, 3) = ARRAY[7, 7, 7] FROM generate_series(7, 7) i"),
+    ("resample_agg_step", "SELECT resample_agg(i, 2, 1.5) = ARRAY[7, 7] FROM generate_series(7, 7) i"),
+    ("shuffle_agg", "SELECT shuffle_agg(i) @> ARRAY[1, 2, 3] FROM generate_series(1, 3) i"),
+    ("shuffle_agg_step", "SELECT cardinality(shuffle_agg(i)) = 3 FROM generate_series(1, 3) i"),
+    ("sample_agg_seeded", "SELECT sample_agg_seeded(i, 3, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9] FROM generate_series(1, 10) i"),
+    ("sample_agg_seeded_step", "SELECT cardinality(sample_agg_seeded(i, 3, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 3 FROM generate_series(1, 10) i"),
+    ("shuffle_agg_seeded", "SELECT shuffle_agg_seeded(i, '\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea) = ARRAY[6, 8, 9, 10, 4, 1, 7, 5, 3, 2] FROM generate_series(1, 10) i"),
+    ("shuffle_agg_seeded_step", "SELECT cardinality(shuffle_agg_seeded(i, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)) = 2 FROM generate_series(1, 2) i"),
+    ("rows_agg_final", "SELECT sample_agg(i, 0) = '{}' FROM generate_series(1, 2) i"),
+    // The typed forms (and their state type's input and output).
+    ("rows_agg_final_int2", "SELECT sample_agg(i::int2, 3) <@ '{1, 2, 3}'::int2[] FROM generate_series(1, 3) i"),
+    ("rows_agg_final_int4", "SELECT pg_typeof(sample_agg(i, 1)) = 'integer[]'::regtype FROM generate_series(1, 3) i"),
+    ("rows_agg_final_int8", "SELECT resample_agg(i::int8, 2) = '{7, 7}' FROM generate_series(7, 7) i"),
+    ("rows_agg_final_text", "SELECT shuffle_agg(i::text) @> '{1, 2}' FROM generate_series(1, 2) i"),
+    ("rows_agg_final_uuid", "SELECT cardinality(sample_agg(gen_random_uuid(), 2)) = 2 FROM generate_series(1, 3)"),
+    ("rows_agg_state_in", "SELECT rows_agg_final_int4('\\x170000000301000000000000000400000007000000') = '{7}'"),
+    ("rows_agg_state_out", "SELECT '\\x170000000301000000000000000400000007000000'::rows_agg_state::text = '\\x170000000301000000000000000400000007000000'"),
+    ("rows_agg_state_send", "SELECT rows_agg_state_send('\\x170000000301000000000000000400000007000000') = '\\x170000000301000000000000000400000007000000'::bytea"),
+    // Binary input: the state's bytes sent as a binary parameter.
+    ("rows_agg_state_recv", "SELECT rows_agg_final_int4($1::rows_agg_state) = '{7}'"),
+    // A forced parallel plan: partial states serialized in the workers, combined in the leader.
+    (
+        "rows_agg_serialize",
+        "SELECT set_config('parallel_setup_cost', '0', false) || set_config('parallel_tuple_cost', '0', false)
+             || set_config('min_parallel_table_scan_size', '0', false) || set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'on', false) <> ''",
+    ),
+    ("rows_agg_deserialize", "SELECT cardinality(sample_agg(game_id, 1)) = 1 FROM game"),
+    (
+        "rows_agg_combine",
+        "SELECT cardinality(shuffle_agg(game_id)) = count(*) AND set_config((CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END), 'off', false) = 'off' FROM game",
+    ),
+    // Without Citus, a clear refusal.
+    (
+        "dealcards_distribute",
+        "SELECT pg_temp.raises('SELECT * FROM dealcards_distribute()', '55000')",
+    ),
+    // Since 0.6.0: the sequences set from the tables (each past its largest id already).
+    (
+        "dealcards_sync_sequences",
+        "SELECT count(*) = 3 AND bool_and(next_id > coalesce(largest_id, 0)) FROM dealcards_sync_sequences()",
+    ),
+    // Since 0.7.0: the seeded order key, for bigint and text keys.
+    ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 1) = -3812923498326249669"),
+    ("shuffle_key", "SELECT shuffle_key('\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea, 'ace') = -5894646678025663226"),
+    // Since 0.7.0: the TABLESAMPLE method, through its handler.
+    ("sparse_bernoulli", "SELECT count(*) = (SELECT count(*) FROM game) FROM game TABLESAMPLE sparse_bernoulli(100)"),
+    ("sparse_bernoulli", "SELECT count(*) = 0 FROM game TABLESAMPLE sparse_bernoulli(0) REPEATABLE (1)"),
+    // Since 0.7.0: a table's storage parameters, applied from dealcards_table_setting.
+    ("dealcards_apply_table_setting", "WITH s AS (INSERT INTO dealcards_table_setting VALUES ('note', '{fillfactor=90}', '{}') ON CONFLICT (table_name) DO UPDATE SET options = excluded.options RETURNING 1) SELECT count(*) = 1 FROM s"),
+    // Since 0.7.0: k random rows of a table.
+    ("sample_rows", "SELECT count(*) = least(2, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 2)"),
+    ("sample_rows", "SELECT count(DISTINCT game_id) = least(3, (SELECT count(*) FROM game)) FROM sample_rows(NULL::game, 3, sha256('x'))"),
+    // Since 0.7.0: what no key holds between the tables, nothing in a database only
+    // dealcards' functions wrote.
+    ("dealcards_check", "SELECT count(*) = 0 FROM dealcards_check()"),
+    // Since 0.7.0: the tracks Next will play, drawn ahead; the next Next plays the first.
+    ("shuffle_queue_upcoming", "SELECT (SELECT track FROM shuffle_queue_upcoming($1, 3) WHERE place = 1) = shuffle_queue_next($1)"),
+    // Since 0.7.0: a skip that does not count: the next track plays.
+    ("shuffle_queue_skip", "SELECT shuffle_queue_skip($1) IS NOT NULL"),
+    // Since 0.7.0: a queue of whole albums: its first album's tracks play in their order.
+    ("shuffle_queue_new_albums", "SELECT played IN ('{1,2,3}', '{3,1,2}') FROM (SELECT array_agg(shuffle_queue_next(id) ORDER BY g) AS played FROM (SELECT shuffle_queue_new_albums('{1,2,3}', '{a,a,b}', '{x,x,y}') AS id) q, generate_series(1, 3) g) s"),
+];
+
+/// Calls every function of the extension once and checks each answer; fails if the extension
+/// has a function this list does not call.
+fn every_function_works(client: &mut Client, queue: i64) {
+    // Whether a statement fails with the SQLSTATE given.
+    client
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION pg_temp.raises(sql text, state text) RETURNS boolean
+             LANGUAGE plpgsql AS $$
+             BEGIN
+               EXECUTE sql;
+               RETURN false;
+             EXCEPTION WHEN OTHERS THEN
+               RETURN SQLSTATE = state;
+             END $$",
+        )
+        .unwrap();
+    let fair_calls = fair_calls(client);
     let functions = functions_of(client);
     // An earlier release's SQL has only some of these functions.
-    let calls = calls
+    let calls = PLAIN_CALLS
         .iter()
+        .chain(fair_calls.iter())
+        .chain(LATER_CALLS.iter())
         .chain(QUEUE_CALLS_0_5.iter())
         .filter(|(function, _)| functions.iter().any(|f| f == function));
     for &(function, sql) in calls.clone() {
@@ -575,134 +589,17 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
         // A release with provably fair deals: desk 4 is updated in the middle of a commitment.
         let fair = one::<bool>(&mut client, "SELECT to_regclass('fair_seed') IS NOT NULL");
         if fair {
-            // Each in a transaction of its own: since 0.5.0 a provably fair deal refuses a round
-            // committed in its own transaction, and by default requires every player's seed.
-            let since_0_5 = functions_of(&mut client)
-                .iter()
-                .any(|f| f == "fair_publication");
-            for call in [
-                if since_0_5 {
-                    "SELECT fair_mode_on(4, seeds_required => false)"
-                } else {
-                    "SELECT fair_mode_on(4)"
-                },
-                "SELECT set_client_seed(4, 2, 'Zoë')",
-                "SELECT deal_cards(4)",
-            ] {
-                client
-                    .batch_execute(call)
-                    .unwrap_or_else(|e| panic!("{call} (from {release}): {e:?}"));
-            }
-            // On the tables of a release before 0.7.0, whose rows a deal's own transaction
-            // reads, the result is the whole receipt.
-            let whole: bool = one(
-                &mut client,
-                "SELECT deal_cards(4) ?& ARRAY['leader', 'chain_hash']",
-            );
-            assert!(whole, "from {release}");
+            deal_at_desk_4(&mut client, &release);
         }
-        let seeds = |c: &mut Client| -> Vec<String> {
-            if fair {
-                lines(
-                    c,
-                    "SELECT row_to_json(t)::text FROM (SELECT desk_id, round, commitment, server_seed,
-                            committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) t",
-                )
-            } else {
-                Vec::new()
-            }
-        };
-        let seeds_before = seeds(&mut client);
-        let seats_seeds_before = if fair {
-            fair_seats_seeds(&mut client)
-        } else {
-            Vec::new()
-        };
-        let before = data(&mut client);
         let last_game: i64 = one(&mut client, "SELECT max(game_id) FROM game");
-
-        client
-            .batch_execute("ALTER EXTENSION dealcards UPDATE")
-            .unwrap();
-        let version: String = one(
-            &mut client,
-            "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'",
-        );
-        assert_eq!(version, current, "from {release}");
-        same_rows(&data(&mut client), &before, &release);
-        assert_eq!(
-            seeds(&mut client),
-            seeds_before,
-            "fair_seed changed (from {release})"
-        );
-        if fair {
-            // The seeds of the seats of desks in the mode answer their desks' rounds; desk 4's
-            // is there.
-            let moved = fair_seats_seeds(&mut client);
-            assert_eq!(moved, seats_seeds_before, "client seeds (from {release})");
-            assert!(moved.iter().any(|l| l.starts_with("4 ")), "{moved:?}");
-        }
-        let diff = differences(&schema(&mut client), &fresh_schema);
-        assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
-
-        // The guard against column changes is there after the update, as in a fresh install.
-        let error = client
-            .batch_execute("ALTER TABLE game ADD COLUMN winner smallint")
-            .unwrap_err();
-        assert_eq!(error.code().map(|c| c.code()), Some("0A000"), "{error:?}");
+        update_and_compare(&mut client, &release, fair, &fresh_schema);
 
         // Everything works on, and the numbering goes on where it was.
         let next_game: i64 = one(&mut client, "SELECT (deal_cards(2) ->> 'game')::bigint");
         assert_eq!(next_game, last_game + 1);
         every_function_works(&mut client, queues[1]);
         if fair {
-            // Desk 4 deals on under the commitment it had, with the seeds it had, and every game
-            // of it verifies.
-            // Updated, it returns what does not depend on the shuffle; the receipt, once the
-            // deal has committed, adds the first bidder and the chain hash.
-            let dealt: String = one(&mut client, "SELECT deal_cards(4)::text");
-            let value: serde_json::Value = serde_json::from_str(&dealt).unwrap();
-            assert_eq!(value["nonce"], 2, "from {release}: {dealt}");
-            assert!(
-                value.get("leader").is_none() && value.get("chain_hash").is_none(),
-                "from {release}: {dealt}"
-            );
-            let receipt_adds: bool = one(
-                &mut client,
-                &format!(
-                    "SELECT r - 'leader' - 'chain_hash' = '{dealt}'::jsonb AND r ?& ARRAY['leader', 'chain_hash']
-                       FROM fair_receipt({}) r",
-                    value["game"]
-                ),
-            );
-            assert!(receipt_adds, "from {release}: {dealt}");
-            let seeds: String = one(
-                &mut client,
-                "SELECT client_seeds::text FROM game WHERE desk_id = 4 ORDER BY game_id DESC LIMIT 1",
-            );
-            assert_eq!(seeds, "{\"\",Zoë,\"\"}", "from {release}");
-            client.batch_execute("SELECT fair_reveal(4)").unwrap();
-            // The next round is of this release's protocol (3: its rules in the chain), the
-            // stored ones keep theirs, and the desk's chain runs on across them.
-            let protocols: String = one(
-                &mut client,
-                "SELECT string_agg(protocol::text, ' ' ORDER BY round) FROM fair_commitment
-                  WHERE desk_id = 4",
-            );
-            assert!(
-                protocols.ends_with(" 3") && !protocols[..protocols.len() - 2].contains('3'),
-                "from {release}: {protocols}"
-            );
-            client
-                .batch_execute("SELECT set_client_seed(4, 2, 'Zoë again')")
-                .unwrap();
-            client.batch_execute("SELECT deal_cards(4)").unwrap();
-            client.batch_execute("SELECT fair_reveal(4)").unwrap();
-            let verified: bool = one(
-                &mut client,
-                "SELECT count(*) = 4 AND bool_and(verified) FROM fair_verify_desk(4)",
-            );
-            assert!(verified, "desk 4's games do not verify (from {release})");
+            check_desk_4_deals_on(&mut client, &release);
         }
         for q in &queues {
             let tracks: i64 = one(
@@ -713,24 +610,160 @@ fn an_update_keeps_every_game_and_queue_and_equals_a_fresh_install() {
             );
             assert_eq!(tracks, 20);
         }
-
-        // A dump of the updated database restores with every row and the numbering.
-        let after = data(&mut client);
-        let last_game: i64 = one(&mut client, "SELECT max(game_id) FROM game");
-        let mut restored = server::fresh_database("dealcards_upgrade_restored");
-        server::dump_and_restore(db, "dealcards_upgrade_restored");
-        assert_eq!(
-            data(&mut restored),
-            after,
-            "pg_dump and pg_restore lost rows (from {release})"
-        );
-        let restored_next: i64 = one(&mut restored, "SELECT (deal_cards(3) ->> 'game')::bigint");
-        assert_eq!(
-            restored_next,
-            last_game + 1,
-            "the restored numbering goes on"
-        );
+        check_a_dump_restores(&mut client, db, &release);
     }
+}
+
+/// Desk 4 in provably fair mode with a deal under its commitment. Each in a transaction of its
+/// own: since 0.5.0 a provably fair deal refuses a round committed in its own transaction, and
+/// by default requires every player's seed.
+fn deal_at_desk_4(client: &mut Client, release: &str) {
+    let since_0_5 = functions_of(client).iter().any(|f| f == "fair_publication");
+    for call in [
+        if since_0_5 {
+            "SELECT fair_mode_on(4, seeds_required => false)"
+        } else {
+            "SELECT fair_mode_on(4)"
+        },
+        "SELECT set_client_seed(4, 2, 'Zoë')",
+        "SELECT deal_cards(4)",
+    ] {
+        client
+            .batch_execute(call)
+            .unwrap_or_else(|e| panic!("{call} (from {release}): {e:?}"));
+    }
+    // On the tables of a release before 0.7.0, whose rows a deal's own transaction
+    // reads, the result is the whole receipt.
+    let whole: bool = one(
+        client,
+        "SELECT deal_cards(4) ?& ARRAY['leader', 'chain_hash']",
+    );
+    assert!(whole, "from {release}");
+}
+
+/// The seeds of fair_seed, as JSON lines (none before provably fair deals).
+fn fair_seeds(client: &mut Client, fair: bool) -> Vec<String> {
+    if fair {
+        lines(
+            client,
+            "SELECT row_to_json(t)::text FROM (SELECT desk_id, round, commitment, server_seed,
+                    committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) t",
+        )
+    } else {
+        Vec::new()
+    }
+}
+
+/// ALTER EXTENSION ... UPDATE: every row and seed kept, the schema that of a fresh install,
+/// the guard against column changes there.
+fn update_and_compare(client: &mut Client, release: &str, fair: bool, fresh_schema: &[String]) {
+    let current = env!("CARGO_PKG_VERSION");
+    let seeds_before = fair_seeds(client, fair);
+    let seats_seeds_before = if fair {
+        fair_seats_seeds(client)
+    } else {
+        Vec::new()
+    };
+    let before = data(client);
+
+    client
+        .batch_execute("ALTER EXTENSION dealcards UPDATE")
+        .unwrap();
+    let version: String = one(
+        client,
+        "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'",
+    );
+    assert_eq!(version, current, "from {release}");
+    same_rows(&data(client), &before, release);
+    assert_eq!(
+        fair_seeds(client, fair),
+        seeds_before,
+        "fair_seed changed (from {release})"
+    );
+    if fair {
+        // The seeds of the seats of desks in the mode answer their desks' rounds; desk 4's
+        // is there.
+        let moved = fair_seats_seeds(client);
+        assert_eq!(moved, seats_seeds_before, "client seeds (from {release})");
+        assert!(moved.iter().any(|l| l.starts_with("4 ")), "{moved:?}");
+    }
+    let diff = differences(&schema(client), fresh_schema);
+    assert!(diff.is_empty(), "from {release}:\n{}", diff.join("\n"));
+
+    // The guard against column changes is there after the update, as in a fresh install.
+    let error = client
+        .batch_execute("ALTER TABLE game ADD COLUMN winner smallint")
+        .unwrap_err();
+    assert_eq!(error.code().map(|c| c.code()), Some("0A000"), "{error:?}");
+}
+
+/// Desk 4 deals on under the commitment it had, with the seeds it had, and every game of it
+/// verifies.
+fn check_desk_4_deals_on(client: &mut Client, release: &str) {
+    // Updated, it returns what does not depend on the shuffle; the receipt, once the
+    // deal has committed, adds the first bidder and the chain hash.
+    let dealt: String = one(client, "SELECT deal_cards(4)::text");
+    let value: serde_json::Value = serde_json::from_str(&dealt).unwrap();
+    assert_eq!(value["nonce"], 2, "from {release}: {dealt}");
+    assert!(
+        value.get("leader").is_none() && value.get("chain_hash").is_none(),
+        "from {release}: {dealt}"
+    );
+    let receipt_adds: bool = one(
+        client,
+        &format!(
+            "SELECT r - 'leader' - 'chain_hash' = '{dealt}'::jsonb AND r ?& ARRAY['leader', 'chain_hash']
+               FROM fair_receipt({}) r",
+            value["game"]
+        ),
+    );
+    assert!(receipt_adds, "from {release}: {dealt}");
+    let seeds: String = one(
+        client,
+        "SELECT client_seeds::text FROM game WHERE desk_id = 4 ORDER BY game_id DESC LIMIT 1",
+    );
+    assert_eq!(seeds, "{\"\",Zoë,\"\"}", "from {release}");
+    client.batch_execute("SELECT fair_reveal(4)").unwrap();
+    // The next round is of this release's protocol (3: its rules in the chain), the
+    // stored ones keep theirs, and the desk's chain runs on across them.
+    let protocols: String = one(
+        client,
+        "SELECT string_agg(protocol::text, ' ' ORDER BY round) FROM fair_commitment
+          WHERE desk_id = 4",
+    );
+    assert!(
+        protocols.ends_with(" 3") && !protocols[..protocols.len() - 2].contains('3'),
+        "from {release}: {protocols}"
+    );
+    client
+        .batch_execute("SELECT set_client_seed(4, 2, 'Zoë again')")
+        .unwrap();
+    client.batch_execute("SELECT deal_cards(4)").unwrap();
+    client.batch_execute("SELECT fair_reveal(4)").unwrap();
+    let verified: bool = one(
+        client,
+        "SELECT count(*) = 4 AND bool_and(verified) FROM fair_verify_desk(4)",
+    );
+    assert!(verified, "desk 4's games do not verify (from {release})");
+}
+
+/// A dump of the updated database restores with every row and the numbering.
+fn check_a_dump_restores(client: &mut Client, db: &str, release: &str) {
+    let after = data(client);
+    let last_game: i64 = one(client, "SELECT max(game_id) FROM game");
+    let mut restored = server::fresh_database("dealcards_upgrade_restored");
+    server::dump_and_restore(db, "dealcards_upgrade_restored");
+    assert_eq!(
+        data(&mut restored),
+        after,
+        "pg_dump and pg_restore lost rows (from {release})"
+    );
+    let restored_next: i64 = one(&mut restored, "SELECT (deal_cards(3) ->> 'game')::bigint");
+    assert_eq!(
+        restored_next,
+        last_game + 1,
+        "the restored numbering goes on"
+    );
 }
 
 /// The comparison catches an update script that misses one change: each mutation below undoes

@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use postgres::Client;
+
 use crate::cluster::distributed;
 use crate::distribution::DISTRIBUTED_FUNCTIONS;
 use crate::server;
@@ -119,6 +121,37 @@ fn calls(source: &str, function: &str) -> bool {
 fn every_function_on_a_desk_or_a_queue_is_distributed_by_it_and_tested_here() {
     let mut c = distributed();
     let running = server::catalog::statement_running_functions(&mut c);
+    let (wrong, distributed_functions) = distribution_of_each_function(&mut c, &running);
+    for (function, why) in NOT_DISTRIBUTED {
+        assert!(
+            running.contains(function),
+            "{function} ({why}) is not a statement-running function of the extension"
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "functions that run statements must be distributed by their desk or queue \
+         (sql/install/citus.sql), or listed in NOT_DISTRIBUTED with why:\n{}",
+        wrong.join("\n")
+    );
+    let listed: BTreeSet<String> = DISTRIBUTED_FUNCTIONS
+        .iter()
+        .map(|(f, _)| f.to_string())
+        .collect();
+    assert_eq!(
+        distributed_functions, listed,
+        "the distributed functions are not DISTRIBUTED_FUNCTIONS"
+    );
+
+    check_each_is_called_by_a_test(&distributed_functions);
+}
+
+/// What is wrong with the distribution of each of the extension's functions that runs
+/// statements (`running`), and the signatures of the distributed ones.
+fn distribution_of_each_function(
+    c: &mut Client,
+    running: &BTreeSet<String>,
+) -> (Vec<String>, BTreeSet<String>) {
     let groups: BTreeMap<String, i32> = c
         .query(
             "SELECT logicalrelid::regclass::text, colocationid FROM pg_dist_partition",
@@ -179,28 +212,12 @@ fn every_function_on_a_desk_or_a_queue_is_distributed_by_it_and_tested_here() {
             ));
         }
     }
-    for (function, why) in NOT_DISTRIBUTED {
-        assert!(
-            running.contains(function),
-            "{function} ({why}) is not a statement-running function of the extension"
-        );
-    }
-    assert!(
-        wrong.is_empty(),
-        "functions that run statements must be distributed by their desk or queue \
-         (sql/install/citus.sql), or listed in NOT_DISTRIBUTED with why:\n{}",
-        wrong.join("\n")
-    );
-    let listed: BTreeSet<String> = DISTRIBUTED_FUNCTIONS
-        .iter()
-        .map(|(f, _)| f.to_string())
-        .collect();
-    assert_eq!(
-        distributed_functions, listed,
-        "the distributed functions are not DISTRIBUTED_FUNCTIONS"
-    );
+    (wrong, distributed_functions)
+}
 
-    // Each is called by a test of this suite: the sources of its other modules.
+/// Each distributed function is called by a test of this suite: the sources of its other
+/// modules.
+fn check_each_is_called_by_a_test(distributed_functions: &BTreeSet<String>) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/citus");
     let sources: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

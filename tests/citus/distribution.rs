@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use postgres::Client;
+
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
@@ -128,7 +130,14 @@ fn dealcards_distribute_distributes_tables_and_functions() {
         "desks and queues share a colocation group"
     );
 
-    // pg_dist_object: each function by its first argument, colocated, force_delegation.
+    check_each_function_is_distributed_by_its_desk_or_queue(&mut c, &colocation);
+}
+
+/// pg_dist_object: each function by its first argument, colocated, force_delegation.
+fn check_each_function_is_distributed_by_its_desk_or_queue(
+    c: &mut Client,
+    colocation: &BTreeMap<&str, i32>,
+) {
     for (function, with) in DISTRIBUTED_FUNCTIONS {
         let row = c
             .query_opt(
@@ -218,7 +227,12 @@ fn every_key_includes_the_distribution_column() {
     );
     // desk, desk_player (2), game, bid_record, note, fair_seed (2), shuffle_queue, its tracks.
     assert!(unique.len() >= 10, "only {} unique indexes", unique.len());
-    // The constraints say the same.
+    check_the_constraints_say_the_same(&mut c, &expected);
+}
+
+/// The primary key and unique constraints of the distributed tables (`expected`) each hold the
+/// distribution column.
+fn check_the_constraints_say_the_same(c: &mut Client, expected: &BTreeMap<String, Option<String>>) {
     let constraints = c
         .query(
             "SELECT c.relname::text, k.conname::text

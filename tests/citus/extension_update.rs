@@ -12,13 +12,46 @@ use crate::desks::sqlstate;
 /// change, the update is refused and changes nothing. In a database of its own on the nodes.
 #[test]
 fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game() {
-    const DB: &str = "dealcards_update";
-    const FROM: &str = "0.3.0";
-    let with_db = |dsn: &str, db: &str| dsn_with(dsn, "dbname", db);
     let nodes: Vec<String> = std::iter::once(coordinator_dsn())
         .chain(worker_dsns())
         .collect();
-    for dsn in &nodes {
+    let mut c = cluster_at_the_old_release(&nodes);
+    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
+    let before = desk_rows(&mut c);
+    assert_eq!(before.len(), 16 + 4 + 8);
+
+    // Straight away: a worker's copy of the extension's guard refuses the new column there.
+    let refused = c
+        .batch_execute("ALTER EXTENSION dealcards UPDATE")
+        .expect_err("the update went through with the workers' guards on");
+    assert_eq!(sqlstate(&refused), "0A000", "{refused:?}");
+    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
+    assert_eq!(desk_rows(&mut c), before);
+
+    update_as_documented(&mut c);
+    let current = env!("CARGO_PKG_VERSION");
+    assert_eq!(versions(&mut c), vec![current; nodes.len()]);
+    assert_eq!(desk_rows(&mut c), before, "the update changed rows");
+    check_the_row_aggregates_run_on_the_workers(&mut c);
+    check_every_shard_and_guard(&mut c, nodes.len());
+    check_the_desks_deal_on(&mut c);
+}
+
+/// The database of this test, on every node.
+const DB: &str = "dealcards_update";
+/// The release the cluster is updated from.
+const FROM: &str = "0.3.0";
+
+/// `dsn` with another database.
+fn with_db(dsn: &str, db: &str) -> String {
+    dsn_with(dsn, "dbname", db)
+}
+
+/// Database DB on every node, with Citus; the nodes joined; dealcards FROM created,
+/// distributed, eight desks seated (four in provably fair mode) and dealt at twice. The
+/// coordinator's connection.
+fn cluster_at_the_old_release(nodes: &[String]) -> Client {
+    for dsn in nodes {
         let mut admin = connect_to(&with_db(dsn, "postgres"));
         admin
             .batch_execute(&format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"))
@@ -58,64 +91,59 @@ fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game()
          SELECT deal_cards(d) FROM generate_series(1, 8) d;"
     ))
     .unwrap();
-    let versions = |c: &mut Client| -> Vec<String> {
-        c.query(
-            "SELECT result FROM run_command_on_all_nodes(
-                 $$SELECT extversion FROM pg_extension WHERE extname = 'dealcards'$$)",
+    c
+}
+
+/// dealcards' version on every node.
+fn versions(c: &mut Client) -> Vec<String> {
+    c.query(
+        "SELECT result FROM run_command_on_all_nodes(
+             $$SELECT extversion FROM pg_extension WHERE extname = 'dealcards'$$)",
+        &[],
+    )
+    .unwrap()
+    .iter()
+    .map(|r| r.get(0))
+    .collect()
+}
+
+/// Every row of the desks, their games and seeds, as text, sorted (the cluster returns them
+/// in any order).
+fn desk_rows(c: &mut Client) -> Vec<String> {
+    let mut rows: Vec<String> = c
+        .query(
+            "SELECT row_to_json(g)::text FROM (SELECT * FROM game ORDER BY desk_id, game_id) g
+         UNION ALL
+         SELECT row_to_json(s)::text FROM (SELECT desk_id, round, commitment, server_seed,
+                committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) s
+         UNION ALL
+         SELECT row_to_json(d)::text FROM (SELECT * FROM desk ORDER BY desk_id) d",
             &[],
         )
         .unwrap()
         .iter()
         .map(|r| r.get(0))
-        .collect()
-    };
-    // Every row of the desks, their games and seeds, as text, sorted (the cluster returns them
-    // in any order).
-    let rows = |c: &mut Client| -> Vec<String> {
-        let mut rows: Vec<String> = c
-            .query(
-                "SELECT row_to_json(g)::text FROM (SELECT * FROM game ORDER BY desk_id, game_id) g
-             UNION ALL
-             SELECT row_to_json(s)::text FROM (SELECT desk_id, round, commitment, server_seed,
-                    committed_at, revealed_at FROM fair_seed ORDER BY 1, 2) s
-             UNION ALL
-             SELECT row_to_json(d)::text FROM (SELECT * FROM desk ORDER BY desk_id) d",
-                &[],
-            )
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        rows.sort();
-        rows
-    };
-    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
-    let before = rows(&mut c);
-    assert_eq!(before.len(), 16 + 4 + 8);
+        .collect();
+    rows.sort();
+    rows
+}
 
-    // Straight away: a worker's copy of the extension's guard refuses the new column there.
-    let refused = c
-        .batch_execute("ALTER EXTENSION dealcards UPDATE")
-        .expect_err("the update went through with the workers' guards on");
-    assert_eq!(sqlstate(&refused), "0A000", "{refused:?}");
-    assert_eq!(versions(&mut c), vec![FROM; nodes.len()]);
-    assert_eq!(rows(&mut c), before);
-
-    // As docs/citus.md says.
+/// As docs/citus.md says: the workers' guards off for the update, and what the update adds or
+/// recreates distributed again.
+fn update_as_documented(c: &mut Client) {
     c.batch_execute(
         "SELECT run_command_on_workers('ALTER EVENT TRIGGER dealcards_keep_table_columns_end DISABLE');
          ALTER EXTENSION dealcards UPDATE;
          SELECT run_command_on_workers('ALTER EVENT TRIGGER dealcards_keep_table_columns_end ENABLE');",
     )
     .unwrap();
-    // As docs/citus.md says too: what the update adds or recreates is distributed again.
     c.batch_execute("SELECT count(*) FROM dealcards_distribute()")
         .unwrap();
-    let current = env!("CARGO_PKG_VERSION");
-    assert_eq!(versions(&mut c), vec![current; nodes.len()]);
-    assert_eq!(rows(&mut c), before, "the update changed rows");
-    // The row aggregates' typed forms came with the update on every node: Citus runs them on
-    // the workers (docs/rows.md).
+}
+
+/// The row aggregates' typed forms came with the update on every node: Citus runs them on the
+/// workers (docs/rows.md).
+fn check_the_row_aggregates_run_on_the_workers(c: &mut Client) {
     c.batch_execute(
         "SET client_min_messages = warning;
          CREATE TABLE sampled (id int);
@@ -141,6 +169,10 @@ fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game()
         .unwrap()
         .get(0);
     assert_eq!(sample.len(), 3);
+}
+
+/// Every shard has what the update changed, and every worker's guard is on again.
+fn check_every_shard_and_guard(c: &mut Client, nodes: usize) {
     for (table, check) in [
         // 0.4.0 added a key from desk to fair_seed, which 0.7.0 drops; the seats' key to their
         // desk stays on the cluster (a single server has a rule instead, which Citus cannot run).
@@ -173,13 +205,12 @@ fn an_update_of_a_distributed_cluster_reaches_every_shard_and_keeps_every_game()
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(
-        guards,
-        vec!["O"; nodes.len() - 1],
-        "a worker's guard stayed off"
-    );
+    assert_eq!(guards, vec!["O"; nodes - 1], "a worker's guard stayed off");
+}
 
-    // The fair desks deal on under their commitments, and verify once revealed.
+/// The fair desks deal on under their commitments, and verify once revealed; a desk put back
+/// on its revealed round is refused and named; a desk's seats go with it.
+fn check_the_desks_deal_on(c: &mut Client) {
     for desk in 1..=4 {
         let nonce: i64 = c
             .query_one("SELECT (deal_cards($1) ->> 'nonce')::bigint", &[&desk])

@@ -1,7 +1,9 @@
 //! Provably fair desks on the cluster: commitments, client seeds, reveals and verification on
 //! each worker, every stored game recomputing from the revealed seed.
 
-use crate::cluster::{desks_by_holder, distributed, same_topology};
+use postgres::Client;
+
+use crate::cluster::{desks_by_holder, distributed, same_topology, Node};
 use crate::desks::{deal, fresh_desks, range_of, Dealt};
 
 #[test]
@@ -14,127 +16,155 @@ fn provably_fair_desks_verify_on_the_cluster() {
     assert!(by_holder.len() >= 2);
     for (node, desks) in &by_holder {
         let desk = desks[0];
-        let commitment: Vec<u8> = c
-            .query_one(&format!("SELECT fair_mode_on({desk})"), &[])
+        let (commitment, dealt) = deal_three_fair_games(&mut c, desk, node);
+        let seed = reveal_and_verify(&mut c, desk, &commitment);
+        check_the_publication(&mut c, desk, &seed);
+        check_every_game_recomputes(&mut c, desk, &dealt, &seed, &commitment);
+    }
+}
+
+/// Desk `desk`, held by `node`, in provably fair mode with every seat's seed set, dealt at three
+/// times: each result of the round, without the first bidder and chain hash, which the receipt
+/// adds as stored. The round's commitment and the deals.
+fn deal_three_fair_games(c: &mut Client, desk: i32, node: &Node) -> (Vec<u8>, Vec<Dealt>) {
+    let commitment: Vec<u8> = c
+        .query_one(&format!("SELECT fair_mode_on({desk})"), &[])
+        .unwrap()
+        .get(0);
+    for seat in 1..=3 {
+        c.batch_execute(&format!(
+            "SELECT set_client_seed({desk}, {seat}, 'seat {seat} of {desk}')"
+        ))
+        .unwrap();
+    }
+    let dealt: Vec<Dealt> = (0..3).map(|_| deal(c, desk)).collect();
+    for (n, d) in dealt.iter().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(&d.json).unwrap();
+        assert_eq!(value["nonce"], n as i64, "{}", d.json);
+        assert!(value["commitment"].is_string(), "{}", d.json);
+        assert!(value.get("leader").is_none() && value.get("chain_hash").is_none());
+        assert_eq!(range_of(d.game), node.group);
+        // The committed deal's receipt, read from the desk's worker: the result, and the
+        // first bidder and chain hash as stored.
+        let whole: bool = c
+            .query_one(
+                "SELECT r - 'leader' - 'chain_hash' = $2::text::jsonb
+                        AND (r ->> 'leader')::int2 = g.leader
+                        AND r ->> 'chain_hash' = encode(g.chain_hash, 'hex')
+                   FROM fair_receipt($1) r, game g WHERE g.game_id = $1",
+                &[&d.game, &d.json],
+            )
             .unwrap()
             .get(0);
-        for seat in 1..=3 {
-            c.batch_execute(&format!(
-                "SELECT set_client_seed({desk}, {seat}, 'seat {seat} of {desk}')"
-            ))
-            .unwrap();
-        }
-        let dealt: Vec<Dealt> = (0..3).map(|_| deal(&mut c, desk)).collect();
-        for (n, d) in dealt.iter().enumerate() {
-            let value: serde_json::Value = serde_json::from_str(&d.json).unwrap();
-            assert_eq!(value["nonce"], n as i64, "{}", d.json);
-            assert!(value["commitment"].is_string(), "{}", d.json);
-            assert!(value.get("leader").is_none() && value.get("chain_hash").is_none());
-            assert_eq!(range_of(d.game), node.group);
-            // The committed deal's receipt, read from the desk's worker: the result, and the
-            // first bidder and chain hash as stored.
-            let whole: bool = c
-                .query_one(
-                    "SELECT r - 'leader' - 'chain_hash' = $2::text::jsonb
-                            AND (r ->> 'leader')::int2 = g.leader
-                            AND r ->> 'chain_hash' = encode(g.chain_hash, 'hex')
-                       FROM fair_receipt($1) r, game g WHERE g.game_id = $1",
-                    &[&d.game, &d.json],
-                )
-                .unwrap()
-                .get(0);
-            assert!(whole, "game {}", d.game);
-        }
-        // The reveal returns the round, not its seed; once it has committed, the view shows the
-        // seed, on the worker that holds the desk as anywhere.
-        let row = c
+        assert!(whole, "game {}", d.game);
+    }
+    (commitment, dealt)
+}
+
+/// The reveal returns the round, not its seed; once it has committed, the view shows the
+/// seed, on the worker that holds the desk as anywhere.
+/// The revealed seed.
+fn reveal_and_verify(c: &mut Client, desk: i32, commitment: &[u8]) -> Vec<u8> {
+    let row = c
+        .query_one(
+            &format!("SELECT round, commitment FROM fair_reveal({desk})"),
+            &[],
+        )
+        .unwrap();
+    let (round, revealed): (i32, Vec<u8>) = (row.get(0), row.get(1));
+    assert_eq!(revealed, commitment);
+    let row = c
+        .query_one(
+            "SELECT server_seed, sha256(server_seed) FROM fair_commitment
+              WHERE desk_id = $1 AND round = $2",
+            &[&desk, &round],
+        )
+        .unwrap();
+    let (seed, hashed): (Vec<u8>, Vec<u8>) = (row.get(0), row.get(1));
+    assert_eq!(
+        hashed, commitment,
+        "the seed does not hash to its commitment"
+    );
+    let verified: Vec<(i64, Option<bool>, Option<String>)> = c
+        .query(&format!("SELECT * FROM fair_verify_desk({desk})"), &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(3), r.get(4)))
+        .collect();
+    assert_eq!(verified.len(), 3, "{verified:?}");
+    assert!(verified.iter().all(|v| v.1 == Some(true)), "{verified:?}");
+    seed
+}
+
+/// What the house publishes of the desk, read on its worker: the three games, and the
+/// round's seed now that the reveal has committed.
+fn check_the_publication(c: &mut Client, desk: i32, seed: &[u8]) {
+    let published: String = c
+        .query_one(&format!("SELECT fair_publication({desk})::text"), &[])
+        .unwrap()
+        .get(0);
+    let published: serde_json::Value = serde_json::from_str(&published).unwrap();
+    assert_eq!(
+        published["games"].as_array().unwrap().len(),
+        3,
+        "{published}"
+    );
+    assert_eq!(
+        published["rounds"][0]["server_seed"].as_str(),
+        Some(
+            seed.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+                .as_str()
+        ),
+        "{published}"
+    );
+}
+
+/// Every stored game recomputes from the revealed seed.
+fn check_every_game_recomputes(
+    c: &mut Client,
+    desk: i32,
+    dealt: &[Dealt],
+    seed: &[u8],
+    commitment: &[u8],
+) {
+    for d in dealt {
+        let game = c
             .query_one(
-                &format!("SELECT round, commitment FROM fair_reveal({desk})"),
+                &format!(
+                    "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader, client_seeds,
+                            fair_nonce, fair_commitment
+                       FROM game WHERE desk_id = {desk} AND game_id = {}",
+                    d.game
+                ),
                 &[],
             )
             .unwrap();
-        let (round, revealed): (i32, Vec<u8>) = (row.get(0), row.get(1));
-        assert_eq!(revealed, commitment);
-        let row = c
+        let seeds: Vec<String> = game.get(5);
+        assert_eq!(
+            seeds,
+            (1..=3)
+                .map(|s| format!("seat {s} of {desk}"))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(game.get::<_, Vec<u8>>(7), commitment);
+        let nonce: i64 = game.get(6);
+        let again = c
             .query_one(
-                "SELECT server_seed, sha256(server_seed) FROM fair_commitment
-                  WHERE desk_id = $1 AND round = $2",
-                &[&desk, &round],
+                "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader FROM fair_deal($1, $2, $3)",
+                &[&seed, &seeds, &nonce],
             )
             .unwrap();
-        let (seed, hashed): (Vec<u8>, Vec<u8>) = (row.get(0), row.get(1));
-        assert_eq!(
-            hashed, commitment,
-            "the seed does not hash to its commitment"
-        );
-        let verified: Vec<(i64, Option<bool>, Option<String>)> = c
-            .query(&format!("SELECT * FROM fair_verify_desk({desk})"), &[])
-            .unwrap()
-            .iter()
-            .map(|r| (r.get(0), r.get(3), r.get(4)))
-            .collect();
-        assert_eq!(verified.len(), 3, "{verified:?}");
-        assert!(verified.iter().all(|v| v.1 == Some(true)), "{verified:?}");
-        // What the house publishes of the desk, read on its worker: the three games, and the
-        // round's seed now that the reveal has committed.
-        let published: String = c
-            .query_one(&format!("SELECT fair_publication({desk})::text"), &[])
-            .unwrap()
-            .get(0);
-        let published: serde_json::Value = serde_json::from_str(&published).unwrap();
-        assert_eq!(
-            published["games"].as_array().unwrap().len(),
-            3,
-            "{published}"
-        );
-        assert_eq!(
-            published["rounds"][0]["server_seed"].as_str(),
-            Some(
-                seed.iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-                    .as_str()
-            ),
-            "{published}"
-        );
-        // Every stored game recomputes from the revealed seed.
-        for d in &dealt {
-            let game = c
-                .query_one(
-                    &format!(
-                        "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader, client_seeds,
-                                fair_nonce, fair_commitment
-                           FROM game WHERE desk_id = {desk} AND game_id = {}",
-                        d.game
-                    ),
-                    &[],
-                )
-                .unwrap();
-            let seeds: Vec<String> = game.get(5);
+        for i in 0..4 {
             assert_eq!(
-                seeds,
-                (1..=3)
-                    .map(|s| format!("seat {s} of {desk}"))
-                    .collect::<Vec<_>>()
+                game.get::<_, Vec<i32>>(i),
+                again.get::<_, Vec<i32>>(i),
+                "game {}",
+                d.game
             );
-            assert_eq!(game.get::<_, Vec<u8>>(7), commitment);
-            let nonce: i64 = game.get(6);
-            let again = c
-                .query_one(
-                    "SELECT p1_cards, p2_cards, p3_cards, extra_cards, leader FROM fair_deal($1, $2, $3)",
-                    &[&seed, &seeds, &nonce],
-                )
-                .unwrap();
-            for i in 0..4 {
-                assert_eq!(
-                    game.get::<_, Vec<i32>>(i),
-                    again.get::<_, Vec<i32>>(i),
-                    "game {}",
-                    d.game
-                );
-            }
-            assert_eq!(game.get::<_, i16>(4), again.get::<_, i16>(4));
         }
+        assert_eq!(game.get::<_, i16>(4), again.get::<_, i16>(4));
     }
 }
 

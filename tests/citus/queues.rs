@@ -6,10 +6,11 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use crate::cluster::{
-    active_workers, connect_to, coordinator_dsn, distributed, holder, same_topology,
+    active_workers, connect_to, coordinator_dsn, distributed, holder, same_topology, Node,
 };
 use crate::desks::count;
-use crate::trace::{check_single_shard, traced_coordinator};
+use crate::trace::{check_single_shard, traced_coordinator, Notices};
+use postgres::Client;
 
 #[test]
 fn queues_stay_consistent_under_concurrent_next_and_prev() {
@@ -25,35 +26,7 @@ fn queues_stay_consistent_under_concurrent_next_and_prev() {
         )
         .unwrap()
         .get(0);
-    let (sessions, steps) = (8, 30);
-    let start = Arc::new(Barrier::new(sessions));
-    let handles: Vec<_> = (0..sessions)
-        .map(|s| {
-            let start = Arc::clone(&start);
-            thread::spawn(move || {
-                let mut c = connect_to(&coordinator_dsn());
-                start.wait();
-                for i in 0..steps {
-                    if (s + i) % 4 == 3 {
-                        let back: Option<i64> = c
-                            .query_one(&format!("SELECT shuffle_queue_prev({queue})"), &[])
-                            .unwrap_or_else(|e| panic!("prev: {e}"))
-                            .get(0);
-                        assert!(back.is_none_or(|t| (1..=tracks).contains(&t)), "{back:?}");
-                    } else {
-                        let next: i64 = c
-                            .query_one(&format!("SELECT shuffle_queue_next({queue})"), &[])
-                            .unwrap_or_else(|e| panic!("next: {e}"))
-                            .get(0);
-                        assert!((1..=tracks).contains(&next), "{next}");
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    press_next_and_prev_together(queue, tracks);
     let row = c
         .query_one(
             &format!(
@@ -103,6 +76,40 @@ fn queues_stay_consistent_under_concurrent_next_and_prev() {
     );
 }
 
+/// 8 sessions, started together, each pressing next 30 times, and previous every fourth
+/// time; every answer a track of the queue.
+fn press_next_and_prev_together(queue: i64, tracks: i64) {
+    let (sessions, steps) = (8, 30);
+    let start = Arc::new(Barrier::new(sessions));
+    let handles: Vec<_> = (0..sessions)
+        .map(|s| {
+            let start = Arc::clone(&start);
+            thread::spawn(move || {
+                let mut c = connect_to(&coordinator_dsn());
+                start.wait();
+                for i in 0..steps {
+                    if (s + i) % 4 == 3 {
+                        let back: Option<i64> = c
+                            .query_one(&format!("SELECT shuffle_queue_prev({queue})"), &[])
+                            .unwrap_or_else(|e| panic!("prev: {e}"))
+                            .get(0);
+                        assert!(back.is_none_or(|t| (1..=tracks).contains(&t)), "{back:?}");
+                    } else {
+                        let next: i64 = c
+                            .query_one(&format!("SELECT shuffle_queue_next({queue})"), &[])
+                            .unwrap_or_else(|e| panic!("next: {e}"))
+                            .get(0);
+                        assert!((1..=tracks).contains(&next), "{next}");
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
 /// A queue spread by group on the cluster: its rows are on the worker holding its shard, each
 /// step there (next, add, remove, prev, current, play next and later, jump, skip when shuffling)
 /// is one single-shard transaction, and sessions pressing next together get one spread order
@@ -123,7 +130,17 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
     let workers = active_workers(&mut c);
     let on = holder(&mut c, "shuffle_queue", queue);
     let (mut traced, notices) = traced_coordinator();
-    for (sql, call) in [
+    for (sql, call) in spread_queue_steps(queue) {
+        check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
+    }
+    check_a_restored_copy_steps_on_its_worker(&mut c, &mut traced, &notices, &workers, queue);
+    press_next_together(queue);
+    check_one_spread_order(&mut c, queue);
+}
+
+/// Each step of a queue spread by group, with the call it makes on the worker.
+fn spread_queue_steps(queue: i64) -> Vec<(String, &'static str)> {
+    vec![
         (
             format!("SELECT shuffle_queue_next({queue})"),
             "shuffle_queue_next(",
@@ -196,11 +213,18 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
             format!("SELECT shuffle_queue_skip_when_shuffling({queue}, 5, false)"),
             "shuffle_queue_skip_when_shuffling(",
         ),
-    ] {
-        check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
-    }
-    // Saved on the worker, restored through the coordinator into a queue of its own, which
-    // then steps on its own worker.
+    ]
+}
+
+/// Saved on the worker, restored through the coordinator into a queue of its own, which
+/// then steps on its own worker.
+fn check_a_restored_copy_steps_on_its_worker(
+    c: &mut Client,
+    traced: &mut Client,
+    notices: &Notices,
+    workers: &[Node],
+    queue: i64,
+) {
     let copy: i64 = c
         .query_one(
             &format!("SELECT shuffle_queue_restore(shuffle_queue_save({queue}))"),
@@ -216,26 +240,29 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
         .unwrap()
         .get(0);
     assert!(same, "the restored queue is not the saved one");
-    let copy_on = holder(&mut c, "shuffle_queue", copy);
+    let copy_on = holder(c, "shuffle_queue", copy);
     check_single_shard(
-        &mut traced,
-        &notices,
-        &workers,
+        traced,
+        notices,
+        workers,
         &format!("SELECT shuffle_queue_next({copy})"),
         "shuffle_queue_next(",
         copy_on,
     );
     check_single_shard(
-        &mut traced,
-        &notices,
-        &workers,
+        traced,
+        notices,
+        workers,
         &format!("SELECT shuffle_queue_save({copy})"),
         "shuffle_queue_save(",
         copy_on,
     );
     c.batch_execute(&format!("SELECT shuffle_queue_drop({copy})"))
         .unwrap();
-    // Sessions together: 4 x 17 presses finish the first pass (23 left) and play the next two.
+}
+
+/// Sessions together: 4 x 17 presses finish the first pass (23 left) and play the next two.
+fn press_next_together(queue: i64) {
     let (sessions, presses) = (4, 17);
     let start = Arc::new(Barrier::new(sessions));
     let handles: Vec<_> = (0..sessions)
@@ -257,6 +284,11 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
     for h in handles {
         h.join().unwrap();
     }
+}
+
+/// The history keeps the last 13 plays (24 tracks): one artist never twice in a row there;
+/// every track is still a member once; dropped, the queue leaves no unit behind.
+fn check_one_spread_order(c: &mut Client, queue: i64) {
     let plays: Vec<i64> = c
         .query(
             &format!(
@@ -268,7 +300,6 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    // The history keeps the last 13 plays (24 tracks): one artist never twice in a row there.
     assert_eq!(plays.len(), 13, "{plays:?}");
     assert!(
         plays.windows(2).all(|w| w[0] % 6 != w[1] % 6),
@@ -288,7 +319,7 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
         .unwrap();
     assert_eq!(
         count(
-            &mut c,
+            c,
             &format!("SELECT count(*) FROM shuffle_queue_unit WHERE queue_id = {queue}")
         ),
         0
@@ -442,50 +473,9 @@ fn a_listener_queue_steps_in_single_shard_transactions_and_holds_back_across_sha
     let listener = 9_000_000_001i64;
     c.query_one("SELECT shuffle_queue_forget($1)", &[&listener])
         .unwrap();
-    let new_queue = |c: &mut postgres::Client| -> i64 {
-        c.query_one(
-            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint), listener => $1)",
-            &[&listener],
-        )
-        .unwrap()
-        .get(0)
-    };
     let workers = active_workers(&mut c);
-    // Queues on different shards, so that the recent plays come from more than one.
+    let queues = step_queues_on_their_shards(&mut c, &workers, listener);
     let mut played = Vec::new();
-    let mut queues = Vec::new();
-    for _ in 0..4 {
-        let queue = new_queue(&mut c);
-        let on = holder(&mut c, "shuffle_queue", queue);
-        let (mut traced, notices) = traced_coordinator();
-        let sql = format!("SELECT shuffle_queue_next({queue})");
-        check_single_shard(
-            &mut traced,
-            &notices,
-            &workers,
-            &sql,
-            "shuffle_queue_next(",
-            on,
-        );
-        let current: i64 = c
-            .query_one(&format!("SELECT shuffle_queue_current({queue})"), &[])
-            .unwrap()
-            .get(0);
-        let sql = format!("SELECT shuffle_queue_jump({queue}, {})", current % 40 + 1);
-        check_single_shard(
-            &mut traced,
-            &notices,
-            &workers,
-            &sql,
-            "shuffle_queue_jump(",
-            on,
-        );
-        for _ in 0..2 {
-            c.query_one(&format!("SELECT shuffle_queue_next({queue})"), &[])
-                .unwrap();
-        }
-        queues.push(queue);
-    }
     for &queue in &queues {
         let rows = c
             .query(
@@ -499,7 +489,7 @@ fn a_listener_queue_steps_in_single_shard_transactions_and_holds_back_across_sha
     played.sort_unstable();
     played.dedup();
     // The next queue holds the recent plays at the end of its tape (at most half: 20 of 40).
-    let queue = new_queue(&mut c);
+    let queue = new_listener_queue(&mut c, listener);
     let tail: Vec<i64> = c
         .query(
             "SELECT track FROM shuffle_queue_track WHERE queue_id = $1 AND position >= 40 - $2::bigint",
@@ -521,4 +511,53 @@ fn a_listener_queue_steps_in_single_shard_transactions_and_holds_back_across_sha
         c.batch_execute(&format!("SELECT shuffle_queue_drop({queue})"))
             .unwrap();
     }
+}
+
+/// A new queue of 40 tracks for `listener`.
+fn new_listener_queue(c: &mut Client, listener: i64) -> i64 {
+    c.query_one(
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 40)::bigint), listener => $1)",
+        &[&listener],
+    )
+    .unwrap()
+    .get(0)
+}
+
+/// Queues for `listener` on different shards, so that the recent plays come from more than
+/// one: next and jump each one single-shard transaction, then two more plays.
+fn step_queues_on_their_shards(c: &mut Client, workers: &[Node], listener: i64) -> Vec<i64> {
+    let mut queues = Vec::new();
+    for _ in 0..4 {
+        let queue = new_listener_queue(c, listener);
+        let on = holder(c, "shuffle_queue", queue);
+        let (mut traced, notices) = traced_coordinator();
+        let sql = format!("SELECT shuffle_queue_next({queue})");
+        check_single_shard(
+            &mut traced,
+            &notices,
+            workers,
+            &sql,
+            "shuffle_queue_next(",
+            on,
+        );
+        let current: i64 = c
+            .query_one(&format!("SELECT shuffle_queue_current({queue})"), &[])
+            .unwrap()
+            .get(0);
+        let sql = format!("SELECT shuffle_queue_jump({queue}, {})", current % 40 + 1);
+        check_single_shard(
+            &mut traced,
+            &notices,
+            workers,
+            &sql,
+            "shuffle_queue_jump(",
+            on,
+        );
+        for _ in 0..2 {
+            c.query_one(&format!("SELECT shuffle_queue_next({queue})"), &[])
+                .unwrap();
+        }
+        queues.push(queue);
+    }
+    queues
 }

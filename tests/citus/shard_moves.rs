@@ -1,13 +1,13 @@
 //! Ids never meet across the nodes, through a shard move, a new worker and a rebalance.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use postgres::Client;
 
 use crate::cluster::{
     active_workers, changing_topology, connect_to, desks_by_holder, distributed, holder,
-    move_shard, setting,
+    move_shard, setting, Node,
 };
 use crate::desks::{check_records, count, deal, fresh_desks, range_of};
 
@@ -95,40 +95,13 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
         by_holder.len() >= 2,
         "desks {lo}..={hi} on one worker: {by_holder:?}"
     );
-    let queues: Vec<i64> = (0..8)
-        .map(|_| {
-            c.query_one(
-                "SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::bigint[])",
-                &[],
-            )
-            .unwrap()
-            .get(0)
-        })
-        .collect();
+    let queues = make_queues(&mut c);
     assert_eq!(queues.iter().collect::<BTreeSet<_>>().len(), queues.len());
 
     // Deals on both workers: ids from each worker's own range, none twice.
     let first = deal_everywhere(&mut c, lo, hi);
     check_records(&mut c, lo, hi);
-    let note_ranges: BTreeSet<(i32, i32)> = c
-        .query(
-            &format!(
-                "SELECT n.desk_id, (n.note_id >> 48)::int FROM note n WHERE n.desk_id BETWEEN {lo} AND {hi}"
-            ),
-            &[],
-        )
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
-    for (node, desks) in &by_holder {
-        for d in desks {
-            assert!(
-                note_ranges.contains(&(*d, node.group)),
-                "desk {d}'s note not from {node:?}"
-            );
-        }
-    }
+    check_each_note_is_from_its_desks_worker(&mut c, lo, hi, &by_holder);
     step_queues(&mut c, &queues);
     eprintln!(
         "game ids by worker: {:?}",
@@ -141,26 +114,7 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
             })
     );
 
-    // Move the shard of the first desk (and its colocated shards) to the other worker, and the
-    // shard of the first queue likewise.
-    let (&from, desks) = by_holder.iter().next().unwrap();
-    let moved = desks[0];
-    let to = *workers.iter().find(|w| **w != from).unwrap();
-    // A provably fair round in force crosses the move: its deals go on on the new holder (the
-    // token its round recorded is the cluster's, not a node's).
-    c.batch_execute(&format!(
-        "SELECT fair_mode_on({moved}, seeds_required => false)"
-    ))
-    .unwrap();
-    deal(&mut c, moved);
-    let took = move_shard(&mut c, "desk", moved.into(), to);
-    let queue_from = holder(&mut c, "shuffle_queue", queues[0]);
-    let queue_to = *workers.iter().find(|w| **w != queue_from).unwrap();
-    let queue_took = move_shard(&mut c, "shuffle_queue", queues[0], queue_to);
-    eprintln!(
-        "moved desk {moved}'s shard in {took:?}, queue {}'s in {queue_took:?}",
-        queues[0]
-    );
+    let moved = move_a_desk_and_a_queue(&mut c, &by_holder, &workers, &queues);
 
     // Deals on both sides: no duplicate key, ids from the new holder's range, none twice;
     // queues, bids and fair mode keep working.
@@ -170,36 +124,7 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
     fair_round_verifies(&mut c, moved, 2);
     check_records(&mut c, lo, hi);
 
-    // A third worker, then a rebalance of the desks' and the queues' colocation groups.
-    let spare = std::env::var("DEALCARDS_CITUS_SPARE_WORKER_DSN")
-        .expect("DEALCARDS_CITUS_SPARE_WORKER_DSN: run these tests with scripts/test_citus.sh");
-    let spare_port: i32 = setting(&spare, "port").parse().unwrap();
-    let added = Instant::now();
-    c.batch_execute(&format!(
-        "SET client_min_messages = warning;
-         SELECT citus_add_node('127.0.0.1', {spare_port});
-         RESET client_min_messages;"
-    ))
-    .unwrap_or_else(|e| panic!("citus_add_node of the spare worker: {e}"));
-    let add_took = added.elapsed();
-    let version = count(
-        &mut connect_to(&spare),
-        "SELECT count(*) FROM pg_extension WHERE extname = 'dealcards'",
-    );
-    assert_eq!(version, 1, "dealcards did not reach the new worker");
-    let rebalanced = Instant::now();
-    c.batch_execute(
-        "SET client_min_messages = warning;
-         SELECT rebalance_table_shards('desk', shard_transfer_mode => 'block_writes');
-         SELECT rebalance_table_shards('shuffle_queue', shard_transfer_mode => 'block_writes');
-         RESET client_min_messages;",
-    )
-    .unwrap_or_else(|e| panic!("rebalance: {e}"));
-    let rebalance_took = rebalanced.elapsed();
-    let new_node = *active_workers(&mut c)
-        .iter()
-        .find(|w| w.port == spare_port)
-        .expect("the new worker is active");
+    let (new_node, add_took, rebalance_took) = add_a_worker_and_rebalance(&mut c);
     let by_holder = desks_by_holder(&mut c, lo, hi);
     assert!(
         by_holder.contains_key(&new_node),
@@ -228,4 +153,111 @@ fn ids_stay_unique_through_a_shard_move_a_new_worker_and_a_rebalance() {
             .collect::<Vec<_>>(),
         started.elapsed()
     );
+}
+
+/// Eight queues of ten tracks.
+fn make_queues(c: &mut Client) -> Vec<i64> {
+    (0..8)
+        .map(|_| {
+            c.query_one(
+                "SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::bigint[])",
+                &[],
+            )
+            .unwrap()
+            .get(0)
+        })
+        .collect()
+}
+
+/// Each desk's note has an id from the range of the worker holding the desk.
+fn check_each_note_is_from_its_desks_worker(
+    c: &mut Client,
+    lo: i32,
+    hi: i32,
+    by_holder: &BTreeMap<Node, Vec<i32>>,
+) {
+    let note_ranges: BTreeSet<(i32, i32)> = c
+        .query(
+            &format!(
+                "SELECT n.desk_id, (n.note_id >> 48)::int FROM note n WHERE n.desk_id BETWEEN {lo} AND {hi}"
+            ),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    for (node, desks) in by_holder {
+        for d in desks {
+            assert!(
+                note_ranges.contains(&(*d, node.group)),
+                "desk {d}'s note not from {node:?}"
+            );
+        }
+    }
+}
+
+/// Move the shard of the first desk (and its colocated shards) to the other worker, and the
+/// shard of the first queue likewise.
+/// The desk moved.
+fn move_a_desk_and_a_queue(
+    c: &mut Client,
+    by_holder: &BTreeMap<Node, Vec<i32>>,
+    workers: &[Node],
+    queues: &[i64],
+) -> i32 {
+    let (&from, desks) = by_holder.iter().next().unwrap();
+    let moved = desks[0];
+    let to = *workers.iter().find(|w| **w != from).unwrap();
+    // A provably fair round in force crosses the move: its deals go on on the new holder (the
+    // token its round recorded is the cluster's, not a node's).
+    c.batch_execute(&format!(
+        "SELECT fair_mode_on({moved}, seeds_required => false)"
+    ))
+    .unwrap();
+    deal(c, moved);
+    let took = move_shard(c, "desk", moved.into(), to);
+    let queue_from = holder(c, "shuffle_queue", queues[0]);
+    let queue_to = *workers.iter().find(|w| **w != queue_from).unwrap();
+    let queue_took = move_shard(c, "shuffle_queue", queues[0], queue_to);
+    eprintln!(
+        "moved desk {moved}'s shard in {took:?}, queue {}'s in {queue_took:?}",
+        queues[0]
+    );
+    moved
+}
+
+/// A third worker, then a rebalance of the desks' and the queues' colocation groups.
+/// The new worker, and how long adding it and rebalancing took.
+fn add_a_worker_and_rebalance(c: &mut Client) -> (Node, Duration, Duration) {
+    let spare = std::env::var("DEALCARDS_CITUS_SPARE_WORKER_DSN")
+        .expect("DEALCARDS_CITUS_SPARE_WORKER_DSN: run these tests with scripts/test_citus.sh");
+    let spare_port: i32 = setting(&spare, "port").parse().unwrap();
+    let added = Instant::now();
+    c.batch_execute(&format!(
+        "SET client_min_messages = warning;
+         SELECT citus_add_node('127.0.0.1', {spare_port});
+         RESET client_min_messages;"
+    ))
+    .unwrap_or_else(|e| panic!("citus_add_node of the spare worker: {e}"));
+    let add_took = added.elapsed();
+    let version = count(
+        &mut connect_to(&spare),
+        "SELECT count(*) FROM pg_extension WHERE extname = 'dealcards'",
+    );
+    assert_eq!(version, 1, "dealcards did not reach the new worker");
+    let rebalanced = Instant::now();
+    c.batch_execute(
+        "SET client_min_messages = warning;
+         SELECT rebalance_table_shards('desk', shard_transfer_mode => 'block_writes');
+         SELECT rebalance_table_shards('shuffle_queue', shard_transfer_mode => 'block_writes');
+         RESET client_min_messages;",
+    )
+    .unwrap_or_else(|e| panic!("rebalance: {e}"));
+    let rebalance_took = rebalanced.elapsed();
+    let new_node = *active_workers(c)
+        .iter()
+        .find(|w| w.port == spare_port)
+        .expect("the new worker is active");
+    (new_node, add_took, rebalance_took)
 }

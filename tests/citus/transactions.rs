@@ -3,11 +3,11 @@
 
 use postgres::Client;
 
-use crate::cluster::{desks_by_holder, distributed, same_topology};
+use crate::cluster::{desks_by_holder, distributed, same_topology, Node};
 use crate::desks::{
     check_records, count, deal, desk_state, fresh_desks, run_each, sqlstate, try_deal,
 };
-use crate::trace::{logged_during, remote_commands, traced_coordinator, worker_2pc_state};
+use crate::trace::{logged_during, remote_commands, traced_coordinator, worker_2pc_state, Notices};
 
 #[test]
 fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
@@ -35,20 +35,46 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
     let (&node_a, desks_a) = on.next().expect("desks on a worker");
     let (&node_b, desks_b) = on.next().expect("desks on a second worker");
     let (mut t, notices) = traced_coordinator();
-    let local_n = |c: &mut Client| count(c, "SELECT n::bigint FROM citus_tx_local WHERE id = 1");
 
-    // With a plain table of the coordinator: commits, one worker, no two-phase commit.
-    let desk = desks_a[0];
+    deal_with_a_local_table(&mut c, &mut t, &notices, node_a, desks_a[0]);
+    roll_back_a_deal(&mut c, &mut t, desks_a[1]);
+    deal_with_a_colocated_table(&mut c, &mut t, &notices, node_b, desks_b[0]);
+    two_workers_with_notify_fail(
+        &mut c,
+        &mut t,
+        &notices,
+        [node_a, node_b],
+        (desks_a[2], desks_b[1]),
+    );
+    two_workers_without_notify_commit(
+        &mut c,
+        &mut t,
+        &notices,
+        [node_a, node_b],
+        (desks_a[2], desks_b[1]),
+    );
+    two_deals_in_one_transaction(&mut c, &mut t, desks_b[2]);
+    check_records(&mut c, lo, hi);
+}
+
+/// With a plain table of the coordinator: commits, one worker, no two-phase commit.
+fn deal_with_a_local_table(
+    c: &mut Client,
+    t: &mut Client,
+    notices: &Notices,
+    node_a: Node,
+    desk: i32,
+) {
     let mut dealt = None;
-    let commands = remote_commands(&notices, || {
+    let commands = remote_commands(notices, || {
         t.batch_execute("BEGIN").unwrap();
-        dealt = Some(deal(&mut t, desk));
+        dealt = Some(deal(t, desk));
         t.batch_execute("UPDATE citus_tx_local SET n = n + 1 WHERE id = 1; COMMIT")
             .unwrap();
     });
     let dealt = dealt.unwrap();
-    assert_eq!(desk_state(&mut c, desk), (1, 2, 1, Some(dealt.game)));
-    assert_eq!(local_n(&mut c), 1);
+    assert_eq!(desk_state(c, desk), (1, 2, 1, Some(dealt.game)));
+    assert_eq!(local_n(c), 1);
     eprintln!("deal + local table: {commands:?}");
     assert!(
         commands
@@ -56,36 +82,44 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
             .all(|(cmd, port)| *port == node_a.port && !cmd.contains("PREPARE")),
         "{commands:#?}"
     );
+}
 
-    // Rolled back: nothing written; the next deal there takes a new id.
-    let desk = desks_a[1];
+/// Rolled back: nothing written; the next deal there takes a new id.
+fn roll_back_a_deal(c: &mut Client, t: &mut Client, desk: i32) {
     t.batch_execute("BEGIN").unwrap();
-    let rolled = deal(&mut t, desk);
+    let rolled = deal(t, desk);
     t.batch_execute("UPDATE citus_tx_local SET n = n + 1 WHERE id = 1; ROLLBACK")
         .unwrap();
     assert_eq!(
-        desk_state(&mut c, desk),
+        desk_state(c, desk),
         (0, 0, 0, None),
         "a rolled back deal left rows"
     );
-    assert_eq!(local_n(&mut c), 1);
+    assert_eq!(local_n(c), 1);
     assert_eq!(
         count(
-            &mut c,
+            c,
             &format!("SELECT count(*) FROM game WHERE game_id = {}", rolled.game)
         ),
         0
     );
-    let next = deal(&mut t, desk);
+    let next = deal(t, desk);
     assert_ne!(next.game, rolled.game);
-    assert_eq!(desk_state(&mut c, desk), (1, 2, 1, Some(next.game)));
+    assert_eq!(desk_state(c, desk), (1, 2, 1, Some(next.game)));
+}
 
-    // With a table distributed with the desks, same desk: one worker, commits.
-    let desk = desks_b[0];
+/// With a table distributed with the desks, same desk: one worker, commits.
+fn deal_with_a_colocated_table(
+    c: &mut Client,
+    t: &mut Client,
+    notices: &Notices,
+    node_b: Node,
+    desk: i32,
+) {
     let mut dealt = None;
-    let commands = remote_commands(&notices, || {
+    let commands = remote_commands(notices, || {
         t.batch_execute("BEGIN").unwrap();
-        dealt = Some(deal(&mut t, desk));
+        dealt = Some(deal(t, desk));
         t.batch_execute(&format!(
             "UPDATE citus_tx_desk SET n = n + 1 WHERE desk_id = {desk}; COMMIT"
         ))
@@ -98,26 +132,30 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
             .all(|(cmd, port)| *port == node_b.port && !cmd.contains("PREPARE")),
         "{commands:#?}"
     );
-    assert_eq!(
-        desk_state(&mut c, desk),
-        (1, 2, 1, Some(dealt.unwrap().game))
-    );
+    assert_eq!(desk_state(c, desk), (1, 2, 1, Some(dealt.unwrap().game)));
     assert_eq!(
         count(
-            &mut c,
+            c,
             &format!("SELECT n::bigint FROM citus_tx_desk WHERE desk_id = {desk}")
         ),
         1
     );
+}
 
-    // Two workers with notifications on: two-phase commit, which PREPARE TRANSACTION refuses
-    // after a NOTIFY. The whole transaction fails and nothing is written.
-    let (da, db) = (desks_a[2], desks_b[1]);
+/// Two workers with notifications on: two-phase commit, which PREPARE TRANSACTION refuses
+/// after a NOTIFY. The whole transaction fails and nothing is written.
+fn two_workers_with_notify_fail(
+    c: &mut Client,
+    t: &mut Client,
+    notices: &Notices,
+    nodes: [Node; 2],
+    (da, db): (i32, i32),
+) {
     let mut failure = None;
-    let commands = remote_commands(&notices, || {
+    let commands = remote_commands(notices, || {
         t.batch_execute("BEGIN").unwrap();
-        failure = try_deal(&mut t, da)
-            .and_then(|_| try_deal(&mut t, db))
+        failure = try_deal(t, da)
+            .and_then(|_| try_deal(t, db))
             .and_then(|_| t.batch_execute("COMMIT"))
             .err();
         t.batch_execute("ROLLBACK").unwrap();
@@ -138,10 +176,10 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
         sqlstate(&failure)
     );
     assert_eq!(sqlstate(&failure), "0A000", "{text}");
-    assert_eq!(desk_state(&mut c, da), (0, 0, 0, None), "desk {da} written");
-    assert_eq!(desk_state(&mut c, db), (0, 0, 0, None), "desk {db} written");
+    assert_eq!(desk_state(c, da), (0, 0, 0, None), "desk {da} written");
+    assert_eq!(desk_state(c, db), (0, 0, 0, None), "desk {db} written");
     let pid: i32 = t.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
-    for node in [node_a, node_b] {
+    for node in nodes {
         let (_, prepared) = worker_2pc_state(node.port);
         assert!(
             !prepared
@@ -150,33 +188,41 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
             "a prepared transaction left on {node:?}: {prepared:?}"
         );
     }
+}
 
-    // The same with dealcards.notify off for the transaction, sent along to the workers: both
-    // deals commit (by two-phase commit).
-    // (Each SET its own statement: Citus sends the SET LOCAL's whole query string along.)
+/// The same with dealcards.notify off for the transaction, sent along to the workers: both
+/// deals commit (by two-phase commit).
+/// (Each SET its own statement: Citus sends the SET LOCAL's whole query string along.)
+fn two_workers_without_notify_commit(
+    c: &mut Client,
+    t: &mut Client,
+    notices: &Notices,
+    nodes: [Node; 2],
+    (da, db): (i32, i32),
+) {
     let mut games = Vec::new();
     let pid: i32 = t.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
     let mut commands = Vec::new();
-    let logs = logged_during(&[node_a.port, node_b.port], || {
-        commands = remote_commands(&notices, || {
+    let logs = logged_during(&[nodes[0].port, nodes[1].port], || {
+        commands = remote_commands(notices, || {
             run_each(
-                &mut t,
+                t,
                 &[
                     "SET citus.propagate_set_commands = 'local'".into(),
                     "BEGIN".into(),
                     "SET LOCAL dealcards.notify = off".into(),
                 ],
             );
-            games.push(deal(&mut t, da));
-            games.push(deal(&mut t, db));
+            games.push(deal(t, da));
+            games.push(deal(t, db));
             run_each(
-                &mut t,
+                t,
                 &["COMMIT".into(), "RESET citus.propagate_set_commands".into()],
             );
         });
     });
     eprintln!("two workers, notify off: {commands:?}");
-    for node in [node_a, node_b] {
+    for node in nodes {
         let sent: Vec<&str> = commands
             .iter()
             .filter(|(_, port)| *port == node.port)
@@ -197,16 +243,21 @@ fn deal_cards_in_the_callers_transaction_is_all_or_nothing() {
             "{node:?} logged no PREPARE TRANSACTION of session {pid}"
         );
     }
-    assert_eq!(desk_state(&mut c, da), (1, 2, 1, Some(games[0].game)));
-    assert_eq!(desk_state(&mut c, db), (1, 2, 1, Some(games[1].game)));
+    assert_eq!(desk_state(c, da), (1, 2, 1, Some(games[0].game)));
+    assert_eq!(desk_state(c, db), (1, 2, 1, Some(games[1].game)));
+}
 
-    // Two deals at one desk in one transaction: two games.
-    let desk = desks_b[2];
+/// Two deals at one desk in one transaction: two games.
+fn two_deals_in_one_transaction(c: &mut Client, t: &mut Client, desk: i32) {
     t.batch_execute("BEGIN").unwrap();
-    let first = deal(&mut t, desk);
-    let second = deal(&mut t, desk);
+    let first = deal(t, desk);
+    let second = deal(t, desk);
     t.batch_execute("COMMIT").unwrap();
     assert_ne!(first.game, second.game);
-    assert_eq!(desk_state(&mut c, desk), (2, 4, 2, Some(second.game)));
-    check_records(&mut c, lo, hi);
+    assert_eq!(desk_state(c, desk), (2, 4, 2, Some(second.game)));
+}
+
+/// n of the coordinator's plain table.
+fn local_n(c: &mut Client) -> i64 {
+    count(c, "SELECT n::bigint FROM citus_tx_local WHERE id = 1")
 }

@@ -94,47 +94,60 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
     let mut admin = database_with_extension(db);
     create_game_server_role(&mut admin, role);
     let mut gs = server::connect_as(db, role);
-    let not_ready = SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE;
-    let denied = SqlState::INSUFFICIENT_PRIVILEGE;
-    let invalid = SqlState::INVALID_PARAMETER_VALUE;
 
     // The default bound: 1000 deals, no time limit.
     seat(&mut gs, 3, &[1, 2, 3]);
     gs.batch_execute("SELECT fair_mode_on(3)").unwrap();
     assert_eq!(bound(&mut gs, 3, 1), (1000, false));
 
-    // Round 1 of desk 1 deals at most twice.
-    seat(&mut gs, 1, &[1, 2, 3]);
+    let (first, second) = deal_round_1_to_its_bound(&mut gs, &mut admin);
+    check_nothing_moves_the_bound(&mut gs, &mut admin);
+    check_bad_bounds_are_refused(&mut gs);
+    reveal_round_1(&mut gs, first, second);
+    let dealt = check_a_time_limit(&mut gs, &mut admin);
+    check_a_round_past_its_time(&mut gs, dealt);
+}
+
+/// Round 1 of desk 1 deals at most twice.
+fn deal_round_1_to_its_bound(gs: &mut Client, admin: &mut Client) -> (String, String) {
+    seat(gs, 1, &[1, 2, 3]);
     gs.batch_execute("SELECT fair_mode_on(1, house_seats => '{3}', max_deals => 2)")
         .unwrap();
-    assert_eq!(bound(&mut gs, 1, 1), (2, false));
-    set_seeds(&mut gs, 1, &[(1, "a"), (2, "b")]);
-    let first = deal_and_receipt(&mut gs, 1);
+    assert_eq!(bound(gs, 1, 1), (2, false));
+    set_seeds(gs, 1, &[(1, "a"), (2, "b")]);
+    let first = deal_and_receipt(gs, 1);
     // Before the bound, the tool says not revealed yet (exit 3).
-    let (status, out) = verify_deal(&mut gs, 1, std::slice::from_ref(&first), "before");
+    let (status, out) = verify_deal(gs, 1, std::slice::from_ref(&first), "before");
     assert_eq!(status, 3, "{out}");
     assert!(out.contains("not revealed yet"), "{out}");
-    let second = deal_and_receipt(&mut gs, 1);
-    assert_eq!(games(&mut admin, 1), 2);
+    let second = deal_and_receipt(gs, 1);
+    assert_eq!(games(admin, 1), 2);
 
     // The third deal is refused, with the function to run in its hint; nothing is written.
-    let (code, message, hint) = refusal(&mut gs, "SELECT deal_cards(1)");
-    assert_eq!(code, not_ready, "{message}");
+    let (code, message, hint) = refusal(gs, "SELECT deal_cards(1)");
+    assert_eq!(
+        code,
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "{message}"
+    );
     assert!(
         message.contains("until the round is revealed") && message.contains("2 deals"),
         "{message}"
     );
     assert!(hint.contains("fair_reveal(1)"), "{hint}");
-    assert_eq!(games(&mut admin, 1), 2);
+    assert_eq!(games(admin, 1), 2);
 
     // The bound has passed: the tool says overdue for both receipts (exit 1), not "not
     // revealed yet".
-    let (status, out) = verify_deal(&mut gs, 1, &[first.clone(), second.clone()], "at");
+    let (status, out) = verify_deal(gs, 1, &[first.clone(), second.clone()], "at");
     assert_eq!(status, 1, "{out}");
     assert_eq!(out.matches(": overdue: commitment: ").count(), 2, "{out}");
     assert!(!out.contains("not revealed yet"), "{out}");
+    (first, second)
+}
 
-    // Nothing the game server may do moves the bound or the count.
+/// Nothing the game server may do moves the bound or the count.
+fn check_nothing_moves_the_bound(gs: &mut Client, admin: &mut Client) {
     for sql in [
         "UPDATE fair_seed SET max_deals = 100",
         "UPDATE fair_commitment SET max_deals = 100",
@@ -143,37 +156,55 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
         "DELETE FROM game WHERE desk_id = 1",
         "UPDATE game SET fair_commitment = NULL WHERE desk_id = 1",
     ] {
-        assert_eq!(error_code(&mut gs, sql), denied, "{sql}");
+        assert_eq!(
+            error_code(gs, sql),
+            SqlState::INSUFFICIENT_PRIVILEGE,
+            "{sql}"
+        );
     }
     // fair_mode_on at a desk in the mode keeps the round in force, and its rules.
     gs.batch_execute("SELECT fair_mode_on(1, max_deals => 100)")
         .unwrap();
-    assert_eq!(bound(&mut gs, 1, 1), (2, false));
+    assert_eq!(bound(gs, 1, 1), (2, false));
     // A new seating, with a new seed, does not start the count again.
     gs.batch_execute(
         "DELETE FROM desk_player WHERE desk_id = 1 AND player_no = 2;
          INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (1, 2, 99);",
     )
     .unwrap();
-    set_seeds(&mut gs, 1, &[(2, "c")]);
-    assert_eq!(error_code(&mut gs, "SELECT deal_cards(1)"), not_ready);
+    set_seeds(gs, 1, &[(2, "c")]);
+    assert_eq!(
+        error_code(gs, "SELECT deal_cards(1)"),
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
+    );
     // Nor does a deal in a transaction of its own, or undone to a savepoint.
     gs.batch_execute("BEGIN; SAVEPOINT s").unwrap();
-    assert_eq!(error_code(&mut gs, "SELECT deal_cards(1)"), not_ready);
+    assert_eq!(
+        error_code(gs, "SELECT deal_cards(1)"),
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
+    );
     gs.batch_execute("ROLLBACK").unwrap();
-    assert_eq!(games(&mut admin, 1), 2);
+    assert_eq!(games(admin, 1), 2);
+}
 
-    // A bound is at least one deal, and a time limit more than nothing; NULL is refused.
+/// A bound is at least one deal, and a time limit more than nothing; NULL is refused.
+fn check_bad_bounds_are_refused(gs: &mut Client) {
     for (sql, code) in [
-        ("SELECT fair_mode_on(2, max_deals => 0)", &invalid),
-        ("SELECT fair_mode_on(2, max_deals => -1)", &invalid),
+        (
+            "SELECT fair_mode_on(2, max_deals => 0)",
+            &SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT fair_mode_on(2, max_deals => -1)",
+            &SqlState::INVALID_PARAMETER_VALUE,
+        ),
         (
             "SELECT fair_mode_on(2, reveal_within => interval '0')",
-            &invalid,
+            &SqlState::INVALID_PARAMETER_VALUE,
         ),
         (
             "SELECT fair_mode_on(2, reveal_within => interval '1 day -25 hours')",
-            &invalid,
+            &SqlState::INVALID_PARAMETER_VALUE,
         ),
         (
             "SELECT fair_mode_on(2, max_deals => NULL)",
@@ -183,38 +214,52 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
             "SELECT fair_mode_on(NULL)",
             &SqlState::NULL_VALUE_NOT_ALLOWED,
         ),
-        ("SELECT * FROM fair_reveal(1, max_deals => 0)", &invalid),
+        (
+            "SELECT * FROM fair_reveal(1, max_deals => 0)",
+            &SqlState::INVALID_PARAMETER_VALUE,
+        ),
         (
             "SELECT * FROM fair_reveal(1, reveal_within => interval '-1 second')",
-            &invalid,
+            &SqlState::INVALID_PARAMETER_VALUE,
         ),
     ] {
-        assert_eq!(error_code(&mut gs, sql), *code, "{sql}");
+        assert_eq!(error_code(gs, sql), *code, "{sql}");
     }
-    assert_eq!(bound(&mut gs, 1, 1), (2, false));
+    assert_eq!(bound(gs, 1, 1), (2, false));
+}
 
-    // The reveal: the receipts verify, and the next round has the same bound unless given.
+/// The reveal: the receipts verify, and the next round has the same bound unless given.
+fn reveal_round_1(gs: &mut Client, first: String, second: String) {
     gs.batch_execute("SELECT * FROM fair_reveal(1)").unwrap();
-    let (status, out) = verify_deal(&mut gs, 1, &[first, second], "after");
+    let (status, out) = verify_deal(gs, 1, &[first, second], "after");
     assert_eq!(status, 0, "{out}");
-    assert_eq!(bound(&mut gs, 1, 2), (2, false));
-    set_seeds(&mut gs, 1, &[(1, "a2"), (2, "b2")]);
+    assert_eq!(bound(gs, 1, 2), (2, false));
+    set_seeds(gs, 1, &[(1, "a2"), (2, "b2")]);
     gs.batch_execute("SELECT deal_cards(1); SELECT deal_cards(1);")
         .unwrap();
-    assert_eq!(error_code(&mut gs, "SELECT deal_cards(1)"), not_ready);
+    assert_eq!(
+        error_code(gs, "SELECT deal_cards(1)"),
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
+    );
     gs.batch_execute("SELECT * FROM fair_reveal(1, max_deals => 5)")
         .unwrap();
-    assert_eq!(bound(&mut gs, 1, 3), (5, false));
+    assert_eq!(bound(gs, 1, 3), (5, false));
+}
 
-    // A time limit: a seed due a microsecond after its commitment is due by the time of any
-    // later transaction's deal. The tool says overdue by the time too.
-    seat(&mut gs, 2, &[1, 2, 3]);
+/// A time limit: a seed due a microsecond after its commitment is due by the time of any
+/// later transaction's deal. The tool says overdue by the time too.
+fn check_a_time_limit(gs: &mut Client, admin: &mut Client) -> String {
+    seat(gs, 2, &[1, 2, 3]);
     gs.batch_execute(
         "SELECT fair_mode_on(2, seeds_required => false, reveal_within => interval '1 microsecond')",
     )
     .unwrap();
-    let (code, message, hint) = refusal(&mut gs, "SELECT deal_cards(2)");
-    assert_eq!(code, not_ready, "{message}");
+    let (code, message, hint) = refusal(gs, "SELECT deal_cards(2)");
+    assert_eq!(
+        code,
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "{message}"
+    );
     assert!(message.contains("due"), "{message}");
     assert!(hint.contains("fair_reveal(2)"), "{hint}");
     let due: bool = gs
@@ -228,12 +273,15 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
     assert!(due);
     // The next round keeps the time limit unless another is given; an hour is not due yet.
     gs.batch_execute("SELECT * FROM fair_reveal(2)").unwrap();
-    assert_eq!(error_code(&mut gs, "SELECT deal_cards(2)"), not_ready);
+    assert_eq!(
+        error_code(gs, "SELECT deal_cards(2)"),
+        SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
+    );
     gs.batch_execute("SELECT * FROM fair_reveal(2, reveal_within => interval '1 hour')")
         .unwrap();
-    let dealt = deal_and_receipt(&mut gs, 2);
-    assert_eq!(bound(&mut gs, 2, 3), (1000, true));
-    let (status, out) = verify_deal(&mut gs, 2, std::slice::from_ref(&dealt), "hour");
+    let dealt = deal_and_receipt(gs, 2);
+    assert_eq!(bound(gs, 2, 3), (1000, true));
+    let (status, out) = verify_deal(gs, 2, std::slice::from_ref(&dealt), "hour");
     assert_eq!(status, 3, "{out}");
     // Round 3's reveal_by rewritten by the owner to a time past: the rules are in the chain
     // (protocol 3), so the tool fails the receipt, and the desk.
@@ -244,13 +292,17 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
               WHERE desk_id = 2 AND round = 3",
         )
         .unwrap();
-    let (status, out) = verify_deal(&mut admin, 2, std::slice::from_ref(&dealt), "rewritten");
+    let (status, out) = verify_deal(admin, 2, std::slice::from_ref(&dealt), "rewritten");
     assert_eq!(status, 1, "{out}");
     assert!(out.contains(": failed: chain: "), "{out}");
     admin.batch_execute("ROLLBACK").unwrap();
-    // A round that deals within its time and is then past it: the tool says overdue, by the
-    // time. The window starts at 2 seconds and doubles until a deal fits in it (a slow machine
-    // makes the test slower, never wrong).
+    dealt
+}
+
+/// A round that deals within its time and is then past it: the tool says overdue, by the
+/// time. The window starts at 2 seconds and doubles until a deal fits in it (a slow machine
+/// makes the test slower, never wrong).
+fn check_a_round_past_its_time(gs: &mut Client, dealt: String) {
     let mut window = 2;
     let due = loop {
         gs.batch_execute(&format!(
@@ -258,9 +310,13 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
         ))
         .unwrap();
         match gs.query_one("SELECT (deal_cards(2) ->> 'game')::bigint", &[]) {
-            Ok(row) => break receipt(&mut gs, row.get(0)),
+            Ok(row) => break receipt(gs, row.get(0)),
             Err(e) => {
-                assert_eq!(e.code(), Some(&not_ready), "{e}");
+                assert_eq!(
+                    e.code(),
+                    Some(&SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    "{e}"
+                );
                 window *= 2;
                 assert!(window <= 512, "no deal within {window} seconds");
             }
@@ -275,7 +331,7 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
          END $$",
     )
     .unwrap();
-    let (status, out) = verify_deal(&mut gs, 2, &[dealt, due], "due");
+    let (status, out) = verify_deal(gs, 2, &[dealt, due], "due");
     assert_eq!(status, 1, "{out}");
     assert!(
         out.contains("(round 3, nonce 0): verified")

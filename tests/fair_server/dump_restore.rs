@@ -9,6 +9,7 @@ use crate::desks::{
     hex, parse_dealt, seat, shown_seed,
 };
 use crate::server;
+use postgres::Client;
 
 #[test]
 fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
@@ -17,34 +18,7 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
     let into = "dealcards_fair_restored";
     let mut original = database_with_extension(from);
     seat(&mut original, DESK, &[1, 2, 3]);
-    // Each statement its own transaction: a deal uses seeds committed before it.
-    for sql in [
-        "SELECT fair_mode_on($1, seeds_required => false)",
-        "SELECT set_client_seed($1, 1, 'Zoë')",
-        "SELECT deal_cards($1)",
-        "SELECT deal_cards($1)",
-        "SELECT deal_cards($1)",
-        "SELECT * FROM fair_reveal($1)",
-        "SELECT set_client_seed($1, 2, '牌')",
-        "SELECT deal_cards($1)",
-        "SELECT deal_cards($1)",
-    ] {
-        original.execute(sql, &[&DESK]).unwrap();
-    }
-    let in_force: Vec<u8> = original
-        .query_one(
-            "SELECT fair_commitment FROM desk WHERE desk_id = $1",
-            &[&DESK],
-        )
-        .unwrap()
-        .get(0);
-    let secret: Vec<u8> = original
-        .query_one(
-            "SELECT server_seed FROM fair_seed WHERE commitment = $1 AND revealed_at IS NULL",
-            &[&in_force],
-        )
-        .unwrap()
-        .get(0);
+    let (in_force, secret) = deal_two_rounds(&mut original, DESK);
     let acl = "SELECT relacl::text FROM pg_class WHERE oid = 'public.fair_seed'::regclass";
     let original_acl: Option<String> = original.query_one(acl, &[]).unwrap().get(0);
     let before = all_verified_or_pending(&mut original, DESK);
@@ -81,30 +55,70 @@ fn dump_and_restore_keep_the_commitment_its_nonce_and_its_seed() {
     assert!(db.hint().unwrap().contains("fair_reveal(5)"), "{db:?}");
     assert_eq!(all_verified_or_pending(&mut copy, DESK), before);
 
-    // The step after a restore: the reveal ends the round and commits to the next one, here.
+    reveal_in_the_copy_and_deal_on(&mut copy, DESK, &in_force, &secret, &before);
+    drop(copy);
+    original
+        .batch_execute(&format!("DROP DATABASE {into} WITH (FORCE)"))
+        .unwrap();
+}
+
+/// Two rounds at `desk`, the first revealed: each statement its own transaction, since a deal
+/// uses seeds committed before it. The commitment in force and its server seed.
+fn deal_two_rounds(original: &mut Client, desk: i32) -> (Vec<u8>, Vec<u8>) {
+    for sql in [
+        "SELECT fair_mode_on($1, seeds_required => false)",
+        "SELECT set_client_seed($1, 1, 'Zoë')",
+        "SELECT deal_cards($1)",
+        "SELECT deal_cards($1)",
+        "SELECT deal_cards($1)",
+        "SELECT * FROM fair_reveal($1)",
+        "SELECT set_client_seed($1, 2, '牌')",
+        "SELECT deal_cards($1)",
+        "SELECT deal_cards($1)",
+    ] {
+        original.execute(sql, &[&desk]).unwrap();
+    }
+    let in_force: Vec<u8> = original
+        .query_one(
+            "SELECT fair_commitment FROM desk WHERE desk_id = $1",
+            &[&desk],
+        )
+        .unwrap()
+        .get(0);
+    let secret: Vec<u8> = original
+        .query_one(
+            "SELECT server_seed FROM fair_seed WHERE commitment = $1 AND revealed_at IS NULL",
+            &[&in_force],
+        )
+        .unwrap()
+        .get(0);
+    (in_force, secret)
+}
+
+/// The step after a restore: the reveal ends the round and commits to the next one, here.
+fn reveal_in_the_copy_and_deal_on(
+    copy: &mut Client,
+    desk: i32,
+    in_force: &[u8],
+    secret: &[u8],
+    before: &[i64],
+) {
     let row = copy
-        .query_one("SELECT round, commitment FROM fair_reveal($1)", &[&DESK])
+        .query_one("SELECT round, commitment FROM fair_reveal($1)", &[&desk])
         .unwrap();
     assert_eq!(row.get::<_, Vec<u8>>(1), in_force);
-    assert_eq!(
-        shown_seed(&mut copy, DESK, row.get(0)),
-        Some(secret.clone())
-    );
-    assert_games_recompute(&mut copy, DESK, &in_force, &secret, 2);
-    assert_eq!(all_verified(&mut copy, DESK), before);
+    assert_eq!(shown_seed(copy, desk, row.get(0)), Some(secret.to_vec()));
+    assert_games_recompute(copy, desk, in_force, secret, 2);
+    assert_eq!(all_verified(copy, desk), before);
     // The next commitment starts at nonce 0, with the numbering going on.
-    let result = deal(&mut copy, DESK);
+    let result = deal(copy, desk);
     let (_, game, commitment, nonce) = parse_dealt(&result);
-    assert_ne!(commitment, hex(&in_force));
+    assert_ne!(commitment, hex(in_force));
     assert_eq!(nonce, 0);
     assert!(
         game > *before.iter().max().unwrap(),
         "game numbering restarted"
     );
-    drop(copy);
-    original
-        .batch_execute(&format!("DROP DATABASE {into} WITH (FORCE)"))
-        .unwrap();
 }
 
 #[test]

@@ -82,51 +82,8 @@ fn deals_undone_in_a_loop_come_back_the_same_or_are_refused() {
     // The game server's role cannot see a deal before its transaction commits: in its loop every
     // try deals, and the game's row is not there for it. The house (a superuser) sees it.
     for (client, sees) in [(&mut game_server, false), (&mut house, true)] {
-        for desk in [1, 2] {
-            // Nothing varied: the same deal every try, and the one dealt for good after it.
-            let seen = grind(client, &notices, desk, "");
-            assert!(
-                seen.iter()
-                    .all(|s| *s == seen[0] && s.starts_with("dealt ")),
-                "{seen:?}"
-            );
-            assert_eq!(seen[0] == "dealt <NULL>", !sees, "{seen:?}");
-            let (_, receipt) = deal_receipt(client, desk);
-            let receipt: serde_json::Value = serde_json::from_str(&receipt).unwrap();
-            if sees {
-                assert_eq!(
-                    format!("dealt {}", receipt["chain_hash"].as_str().unwrap()),
-                    seen[0]
-                );
-            }
-        }
-        // Varied: a seat's seed (set for the first time, or again), a fresh commitment, the
-        // round's rules, who sits where: refused every time, with 55000.
-        for (desk, vary) in [
-            (2, "PERFORM set_client_seed(2, 2, 'try ' || i);"),
-            (1, "PERFORM set_client_seed(1, 2, 'try ' || i);"),
-            (1, "PERFORM fair_reveal(1);"),
-            (2, "PERFORM fair_reveal(2, seeds_required => false);"),
-            (2, "PERFORM fair_mode_off(2); PERFORM fair_mode_on(2, seeds_required => false);"),
-            (
-                2,
-                "DELETE FROM desk_player WHERE desk_id = 2 AND player_no = 2;
-                 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (2, 2, 90 + i);",
-            ),
-            (
-                1,
-                "DELETE FROM desk_player WHERE desk_id = 1 AND player_no IN (1, 2);
-                 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (1, 1, 12), (1, 2, 11);",
-            ),
-        ] {
-            let seen = grind(client, &notices, desk, vary);
-            // A try may fail before its deal for a reason of its own (a seed set twice); none
-            // deals.
-            assert!(
-                seen.iter().all(|s| s == "refused 55000"),
-                "{vary}: {seen:?}"
-            );
-        }
+        check_unvaried_tries_deal_the_same(client, &notices, sees);
+        check_varied_tries_are_refused(client, &notices);
     }
     // The house may write the seats' seeds itself: a seed it adds or changes in the loop is
     // one of that transaction's, and refused the same way.
@@ -150,4 +107,60 @@ fn deals_undone_in_a_loop_come_back_the_same_or_are_refused() {
     // The check can fail: a deal whose inputs were committed before deals in the loop.
     let seen = grind(&mut house, &notices, 1, "PERFORM 1;");
     assert!(seen.iter().all(|s| s.starts_with("dealt ")), "{seen:?}");
+}
+
+/// Nothing varied: the same deal every try, and the one dealt for good after it; its chain
+/// hash seen in the loop only when the caller `sees` the game's row.
+fn check_unvaried_tries_deal_the_same(
+    client: &mut Client,
+    notices: &Arc<Mutex<Vec<String>>>,
+    sees: bool,
+) {
+    for desk in [1, 2] {
+        let seen = grind(client, notices, desk, "");
+        assert!(
+            seen.iter()
+                .all(|s| *s == seen[0] && s.starts_with("dealt ")),
+            "{seen:?}"
+        );
+        assert_eq!(seen[0] == "dealt <NULL>", !sees, "{seen:?}");
+        let (_, receipt) = deal_receipt(client, desk);
+        let receipt: serde_json::Value = serde_json::from_str(&receipt).unwrap();
+        if sees {
+            assert_eq!(
+                format!("dealt {}", receipt["chain_hash"].as_str().unwrap()),
+                seen[0]
+            );
+        }
+    }
+}
+
+/// Varied: a seat's seed (set for the first time, or again), a fresh commitment, the
+/// round's rules, who sits where: refused every time, with 55000.
+fn check_varied_tries_are_refused(client: &mut Client, notices: &Arc<Mutex<Vec<String>>>) {
+    for (desk, vary) in [
+        (2, "PERFORM set_client_seed(2, 2, 'try ' || i);"),
+        (1, "PERFORM set_client_seed(1, 2, 'try ' || i);"),
+        (1, "PERFORM fair_reveal(1);"),
+        (2, "PERFORM fair_reveal(2, seeds_required => false);"),
+        (2, "PERFORM fair_mode_off(2); PERFORM fair_mode_on(2, seeds_required => false);"),
+        (
+            2,
+            "DELETE FROM desk_player WHERE desk_id = 2 AND player_no = 2;
+             INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (2, 2, 90 + i);",
+        ),
+        (
+            1,
+            "DELETE FROM desk_player WHERE desk_id = 1 AND player_no IN (1, 2);
+             INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (1, 1, 12), (1, 2, 11);",
+        ),
+    ] {
+        let seen = grind(client, notices, desk, vary);
+        // A try may fail before its deal for a reason of its own (a seed set twice); none
+        // deals.
+        assert!(
+            seen.iter().all(|s| s == "refused 55000"),
+            "{vary}: {seen:?}"
+        );
+    }
 }

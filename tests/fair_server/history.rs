@@ -182,16 +182,60 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
         secrets,
         ..
     } = FairDesks::new("dealcards_fair_rewrite", "dealcards_fair_rewrite_server");
-    // Desk 1's round 1 is revealed (so its deals can be recomputed by anyone), and one more game
-    // is dealt under round 2 (so the chain goes on past the round).
+    let receipts = kept_receipts(&mut game_server, &receipts);
+    let games: Vec<i64> = receipts.keys().copied().collect();
+    assert_eq!(games.len(), 7);
+    assert!(caught_by_receipts(&mut admin, 1, &receipts).is_empty());
+    let seed = secrets[0].raw.clone();
+    assert!(desk_verifies(&mut admin));
+
+    // Each rewrite as a superuser who knows the revealed seed, so that the deals still recompute,
+    // then relinked: the desk's own check passes, and the receipts of the rewritten game and of
+    // every later one no longer match.
+    // The rules of round 1 rewritten after its deals (protocol 3 chains them): every game of
+    // the round, and every later one, no longer matches its receipt.
+    let rewrites = game_rewrites(&games, &seed)
+        .into_iter()
+        .chain(RULES_REWRITES.map(|(what, set)| {
+            (
+                what,
+                format!("UPDATE fair_seed SET {set} WHERE desk_id = 1 AND round = 1;"),
+                games.clone(),
+            )
+        }));
+    check_rules_rewritten_unlinked_fail_the_desks_check(&mut admin);
+    for (what, rewrite, expected) in rewrites {
+        admin.batch_execute("BEGIN").unwrap();
+        admin.batch_execute(&rewrite).unwrap();
+        relink(&mut admin, 1);
+        assert!(
+            desk_verifies(&mut admin),
+            "{what}: the desk's own check fails"
+        );
+        assert_eq!(
+            caught_by_receipts(&mut admin, 1, &receipts),
+            expected,
+            "{what}"
+        );
+        admin.batch_execute("ROLLBACK").unwrap();
+    }
+    // The check can fail: without a rewrite, relinking changes nothing.
+    admin.batch_execute("BEGIN").unwrap();
+    relink(&mut admin, 1);
+    assert!(caught_by_receipts(&mut admin, 1, &receipts).is_empty());
+    admin.batch_execute("ROLLBACK").unwrap();
+}
+
+/// Desk 1's round 1 revealed (so its deals can be recomputed by anyone), and one more game
+/// dealt under round 2 (so the chain goes on past the round); then the receipts desk 1's
+/// players kept, game by game: what the game server relayed once each deal had committed.
+fn kept_receipts(game_server: &mut Client, receipts: &[(i32, String)]) -> BTreeMap<i64, String> {
     game_server.batch_execute("SELECT fair_reveal(1)").unwrap();
     game_server
         .batch_execute("SELECT set_client_seed(1, 1, 'x'); SELECT set_client_seed(1, 2, 'y');")
         .unwrap();
-    let (_, last) = crate::desks::deal_receipt(&mut game_server, 1);
-    // The receipts desk 1's players kept: what the game server relayed once each deal had
-    // committed.
-    let receipts: BTreeMap<i64, String> = receipts
+    let (_, last) = crate::desks::deal_receipt(game_server, 1);
+    receipts
         .iter()
         .filter(|(desk, _)| *desk == 1)
         .map(|(_, json)| json.clone())
@@ -203,23 +247,21 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
                 receipt["chain_hash"].as_str().unwrap().to_string(),
             )
         })
-        .collect();
-    let games: Vec<i64> = receipts.keys().copied().collect();
-    assert_eq!(games.len(), 7);
-    assert!(caught_by_receipts(&mut admin, 1, &receipts).is_empty());
-    let seed = secrets[0].raw.clone();
-    let verified = |client: &mut Client| -> bool {
-        verify_desk(client, 1)
-            .iter()
-            .all(|r| r.0.is_some() && r.3 != Some(false))
-    };
-    assert!(verified(&mut admin));
+        .collect()
+}
 
-    // Each rewrite as a superuser who knows the revealed seed, so that the deals still recompute,
-    // then relinked: the desk's own check passes, and the receipts of the rewritten game and of
-    // every later one no longer match.
+/// Whether desk 1's own check passes: every row a game, none failed.
+fn desk_verifies(client: &mut Client) -> bool {
+    verify_desk(client, 1)
+        .iter()
+        .all(|r| r.0.is_some() && r.3 != Some(false))
+}
+
+/// Rewrites of desk 1's games with the revealed seed `seed`: (what, the SQL, the games whose
+/// receipts no longer match).
+fn game_rewrites(games: &[i64], seed: &[u8]) -> Vec<(&'static str, String, Vec<i64>)> {
     let third = games[2];
-    let rewrites: Vec<(&str, String, Vec<i64>)> = vec![
+    vec![
         (
             "another client seed for seat 1 of the third game, its cards dealt anew from it",
             format!(
@@ -229,7 +271,7 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
                    FROM fair_deal('\\x{}', (SELECT client_seeds FROM game WHERE game_id = {third}),
                                   (SELECT fair_nonce FROM game WHERE game_id = {third})) f
                   WHERE g.game_id = {third};",
-                hex(&seed)
+                hex(seed)
             ),
             games[2..].to_vec(),
         ),
@@ -250,7 +292,7 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
                    FROM game h, LATERAL fair_deal('\\x{}', h.client_seeds, h.fair_nonce) f
                   WHERE g.game_id = h.game_id AND h.desk_id = 1 AND h.game_id > {third}
                     AND h.fair_commitment = (SELECT commitment FROM fair_seed WHERE desk_id = 1 AND round = 1);",
-                hex(&seed)
+                hex(seed)
             ),
             games[2..].to_vec(),
         ),
@@ -265,41 +307,36 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
                         g.dealt_at
                    FROM game g, LATERAL fair_deal('\\x{}', g.client_seeds, g.fair_nonce + 1) f
                   WHERE g.game_id = {};",
-                hex(&seed),
+                hex(seed),
                 games[5]
             ),
             games[6..].to_vec(),
         ),
-    ];
-    // The rules of round 1 rewritten after its deals (protocol 3 chains them): every game of
-    // the round, and every later one, no longer matches its receipt.
-    let rules_rewrites = [
-        ("seat 3 no longer a house seat", "house_seats = '{}'"),
-        ("seeds no longer required", "seeds_required = false"),
-        ("a larger bound", "max_deals = max_deals + 1"),
-        (
-            "a time limit added",
-            "reveal_by = committed_at + interval '1 hour'",
-        ),
-    ];
-    let rewrites = rewrites
-        .into_iter()
-        .chain(rules_rewrites.map(|(what, set)| {
-            (
-                what,
-                format!("UPDATE fair_seed SET {set} WHERE desk_id = 1 AND round = 1;"),
-                games.clone(),
-            )
-        }));
-    for (what, set) in rules_rewrites {
-        // Not relinked, the desk's own check says so of every game of the round.
+    ]
+}
+
+/// (what, SET) of rewrites of round 1's rules.
+const RULES_REWRITES: [(&str, &str); 4] = [
+    ("seat 3 no longer a house seat", "house_seats = '{}'"),
+    ("seeds no longer required", "seeds_required = false"),
+    ("a larger bound", "max_deals = max_deals + 1"),
+    (
+        "a time limit added",
+        "reveal_by = committed_at + interval '1 hour'",
+    ),
+];
+
+/// Not relinked, the desk's own check says of every game of the round that its round's rules
+/// were changed.
+fn check_rules_rewritten_unlinked_fail_the_desks_check(admin: &mut Client) {
+    for (what, set) in RULES_REWRITES {
         admin.batch_execute("BEGIN").unwrap();
         admin
             .batch_execute(&format!(
                 "UPDATE fair_seed SET {set} WHERE desk_id = 1 AND round = 1"
             ))
             .unwrap();
-        let rows = verify_desk(&mut admin, 1);
+        let rows = verify_desk(admin, 1);
         let round_1: Vec<_> = rows.iter().filter(|r| r.1 == Some(1)).collect();
         assert_eq!(round_1.len(), 6, "{what}");
         for row in round_1 {
@@ -314,21 +351,4 @@ fn a_superusers_relinked_rewrite_passes_the_desks_check_and_is_caught_by_the_rec
         }
         admin.batch_execute("ROLLBACK").unwrap();
     }
-    for (what, rewrite, expected) in rewrites {
-        admin.batch_execute("BEGIN").unwrap();
-        admin.batch_execute(&rewrite).unwrap();
-        relink(&mut admin, 1);
-        assert!(verified(&mut admin), "{what}: the desk's own check fails");
-        assert_eq!(
-            caught_by_receipts(&mut admin, 1, &receipts),
-            expected,
-            "{what}"
-        );
-        admin.batch_execute("ROLLBACK").unwrap();
-    }
-    // The check can fail: without a rewrite, relinking changes nothing.
-    admin.batch_execute("BEGIN").unwrap();
-    relink(&mut admin, 1);
-    assert!(caught_by_receipts(&mut admin, 1, &receipts).is_empty());
-    admin.batch_execute("ROLLBACK").unwrap();
 }

@@ -194,49 +194,12 @@ fn a_preview_shows_the_game_server_nothing_of_the_deal() {
 
     // The game server's: nothing, with the preview in a transaction and to a savepoint.
     for savepoint in [false, true] {
-        game_server.batch_execute("BEGIN").unwrap();
-        if savepoint {
-            game_server.batch_execute("SAVEPOINT look").unwrap();
-        }
-        let result: String = game_server
-            .query_one("SELECT deal_cards($1)::text", &[&DESK])
-            .unwrap()
-            .get(0);
-        let game = game_of(&result);
-        let mut read = read_everything(&mut game_server, game);
-        assert_plans_alike(&read);
-        read.push(("the deal's cards in its result".into(), result.clone()));
-        for notice in notices.lock().unwrap().drain(..) {
-            read.push(("a notice".into(), notice));
-        }
-        let leaked = shown(&read, &coming, game);
-        assert!(
-            leaked.is_empty(),
-            "the preview showed the deal: {leaked:#?}"
+        check_the_game_servers_preview_shows_nothing(
+            &mut game_server,
+            &notices,
+            &coming,
+            savepoint,
         );
-        let refused: Vec<&(String, String)> = read
-            .iter()
-            .filter(|(sql, _)| sql.contains("fair_publication") || sql.contains("fair_verify_desk"))
-            .collect();
-        assert!(
-            refused.iter().all(|(_, text)| text.contains("E55000")),
-            "{refused:#?}"
-        );
-        // Its receipt is not there for the role until the deal commits: as for no such game.
-        let receipt: Vec<&(String, String)> = read
-            .iter()
-            .filter(|(sql, _)| sql.contains("fair_receipt"))
-            .collect();
-        assert!(
-            receipt.len() == 1 && receipt[0].1.contains("P0002"),
-            "{receipt:#?}"
-        );
-        if savepoint {
-            game_server
-                .batch_execute("ROLLBACK TO SAVEPOINT look")
-                .unwrap();
-        }
-        game_server.batch_execute("ROLLBACK").unwrap();
     }
     assert_eq!(games_at_desk(&mut admin), 0);
 
@@ -255,6 +218,59 @@ fn a_preview_shows_the_game_server_nothing_of_the_deal() {
         (row.get(0), row.get(1))
     };
     assert_eq!(cards, (coming.0.clone(), coming.4));
+}
+
+/// The game server's preview of the next deal at the desk, in a transaction (to a savepoint
+/// if `savepoint`) rolled back: it reads nothing of the deal `coming`.
+fn check_the_game_servers_preview_shows_nothing(
+    game_server: &mut Client,
+    notices: &Arc<Mutex<Vec<String>>>,
+    coming: &Cards,
+    savepoint: bool,
+) {
+    game_server.batch_execute("BEGIN").unwrap();
+    if savepoint {
+        game_server.batch_execute("SAVEPOINT look").unwrap();
+    }
+    let result: String = game_server
+        .query_one("SELECT deal_cards($1)::text", &[&DESK])
+        .unwrap()
+        .get(0);
+    let game = game_of(&result);
+    let mut read = read_everything(game_server, game);
+    assert_plans_alike(&read);
+    read.push(("the deal's cards in its result".into(), result.clone()));
+    for notice in notices.lock().unwrap().drain(..) {
+        read.push(("a notice".into(), notice));
+    }
+    let leaked = shown(&read, coming, game);
+    assert!(
+        leaked.is_empty(),
+        "the preview showed the deal: {leaked:#?}"
+    );
+    let refused: Vec<&(String, String)> = read
+        .iter()
+        .filter(|(sql, _)| sql.contains("fair_publication") || sql.contains("fair_verify_desk"))
+        .collect();
+    assert!(
+        refused.iter().all(|(_, text)| text.contains("E55000")),
+        "{refused:#?}"
+    );
+    // Its receipt is not there for the role until the deal commits: as for no such game.
+    let receipt: Vec<&(String, String)> = read
+        .iter()
+        .filter(|(sql, _)| sql.contains("fair_receipt"))
+        .collect();
+    assert!(
+        receipt.len() == 1 && receipt[0].1.contains("P0002"),
+        "{receipt:#?}"
+    );
+    if savepoint {
+        game_server
+            .batch_execute("ROLLBACK TO SAVEPOINT look")
+            .unwrap();
+    }
+    game_server.batch_execute("ROLLBACK").unwrap();
 }
 
 #[test]

@@ -48,11 +48,6 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
         .unwrap()
         .get(0);
     assert_eq!(revealed, desk_1);
-    let games = |c: &mut Client| -> i64 {
-        c.query_one("SELECT count(*) FROM game", &[])
-            .unwrap()
-            .get(0)
-    };
     let before = games(&mut admin);
 
     let rewrites = [
@@ -81,35 +76,10 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
             ),
         ),
     ];
-    let refused = SqlState::DATA_CORRUPTED;
     let mut fresh = server::connect_as(db, &user);
     for (desk, rewrite) in &rewrites {
         for client in [&mut cached, &mut fresh] {
-            client.batch_execute(&format!("BEGIN; {rewrite}")).unwrap();
-            let named: i64 = client
-                .query_one(
-                    "SELECT count(*) FROM dealcards_check() WHERE table_name = 'desk' AND desk_id = $1",
-                    &[desk],
-                )
-                .unwrap()
-                .get(0);
-            assert_eq!(named, 1, "dealcards_check() after {rewrite}");
-            client.batch_execute("ROLLBACK").unwrap();
-            let separate = format!("BEGIN; {rewrite}; SELECT deal_cards({desk})");
-            assert_eq!(error_code(client, &separate), refused, "{separate}");
-            client.batch_execute("ROLLBACK").unwrap();
-            // In the statement that deals: the rewrite runs first and the deal sees it. A
-            // backend that keeps the round's seed deals, and the statement that records the
-            // game refuses; one that must read the seed finds none.
-            let same_statement = format!(
-                "WITH moved AS ({rewrite} RETURNING 1)
-                 SELECT (SELECT count(*) FROM moved), deal_cards({desk})"
-            );
-            assert_eq!(
-                error_code(client, &same_statement),
-                refused,
-                "{same_statement}"
-            );
+            check_the_rewrite_is_refused(client, *desk, rewrite);
         }
     }
     assert_eq!(games(&mut admin), before, "a rewritten desk was dealt at");
@@ -125,4 +95,45 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
         .unwrap()
         .get(0);
     assert_eq!(failed, 0, "a game does not verify");
+}
+
+/// The games dealt, at every desk.
+fn games(c: &mut Client) -> i64 {
+    c.query_one("SELECT count(*) FROM game", &[])
+        .unwrap()
+        .get(0)
+}
+
+/// `rewrite` of `desk`: dealcards_check() names the desk, and a deal after it, in its own
+/// statement or in the same one, is refused.
+fn check_the_rewrite_is_refused(client: &mut Client, desk: i32, rewrite: &str) {
+    client.batch_execute(&format!("BEGIN; {rewrite}")).unwrap();
+    let named: i64 = client
+        .query_one(
+            "SELECT count(*) FROM dealcards_check() WHERE table_name = 'desk' AND desk_id = $1",
+            &[&desk],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(named, 1, "dealcards_check() after {rewrite}");
+    client.batch_execute("ROLLBACK").unwrap();
+    let separate = format!("BEGIN; {rewrite}; SELECT deal_cards({desk})");
+    assert_eq!(
+        error_code(client, &separate),
+        SqlState::DATA_CORRUPTED,
+        "{separate}"
+    );
+    client.batch_execute("ROLLBACK").unwrap();
+    // In the statement that deals: the rewrite runs first and the deal sees it. A
+    // backend that keeps the round's seed deals, and the statement that records the
+    // game refuses; one that must read the seed finds none.
+    let same_statement = format!(
+        "WITH moved AS ({rewrite} RETURNING 1)
+         SELECT (SELECT count(*) FROM moved), deal_cards({desk})"
+    );
+    assert_eq!(
+        error_code(client, &same_statement),
+        SqlState::DATA_CORRUPTED,
+        "{same_statement}"
+    );
 }

@@ -62,27 +62,33 @@ fn round_state(admin: &mut Client) -> (Option<i32>, bool) {
 
 #[test]
 fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
-    let FairDesks {
-        db,
-        role,
-        mut admin,
-        mut game_server,
-        notices,
-        mut received,
-        secrets,
-        mut listener,
-        ..
-    } = FairDesks::new("dealcards_fair_undone", "dealcards_fair_undone_server");
-    let in_force = round_state(&mut admin);
+    let mut desks = FairDesks::new("dealcards_fair_undone", "dealcards_fair_undone_server");
+    let in_force = round_state(&mut desks.admin);
     assert_eq!(in_force, (Some(1), false));
 
-    // 1. A plain ROLLBACK, of fair_reveal and of fair_mode_off.
+    undo_by_rollback(&mut desks, in_force);
+    undo_by_a_savepoint(&mut desks, in_force);
+    undo_in_a_do_block(&mut desks, in_force);
+    undo_in_a_procedure(&mut desks, in_force);
+    undo_a_prepared_transaction(&mut desks, in_force);
+    check_nothing_shows_a_seed(&mut desks);
+    reveal_and_commit(&mut desks);
+}
+
+/// A plain ROLLBACK, of fair_reveal and of fair_mode_off.
+fn undo_by_rollback(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
+    let FairDesks {
+        admin,
+        game_server,
+        received,
+        ..
+    } = desks;
     for reveal in [
         "SELECT * FROM fair_reveal(1)",
         "SELECT * FROM fair_mode_off(1)",
     ] {
         game_server.batch_execute("BEGIN").unwrap();
-        received.rows(&mut game_server, reveal);
+        received.rows(game_server, reveal);
         // The transaction sees the reveal (revealed_at is set) but not the seed.
         let hidden: bool = game_server
             .query_one(
@@ -93,34 +99,37 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
             .unwrap()
             .get(0);
         assert!(hidden, "{reveal}: the revealing transaction sees the seed");
-        read_everything(&mut received, &mut game_server, reveal, true);
+        read_everything(received, game_server, reveal, true);
         game_server.batch_execute("ROLLBACK").unwrap();
-        assert_eq!(round_state(&mut admin), in_force, "{reveal}");
+        assert_eq!(round_state(admin), in_force, "{reveal}");
     }
+}
 
-    // 2. A savepoint rolled back, then read again in the same transaction.
+/// A savepoint rolled back, then read again in the same transaction.
+fn undo_by_a_savepoint(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
+    let FairDesks {
+        admin,
+        game_server,
+        received,
+        ..
+    } = desks;
     game_server.batch_execute("BEGIN; SAVEPOINT s").unwrap();
-    received.rows(&mut game_server, "SELECT * FROM fair_reveal(1)");
-    read_everything(
-        &mut received,
-        &mut game_server,
-        "after a reveal in a savepoint",
-        true,
-    );
+    received.rows(game_server, "SELECT * FROM fair_reveal(1)");
+    read_everything(received, game_server, "after a reveal in a savepoint", true);
     game_server
         .batch_execute("ROLLBACK TO SAVEPOINT s")
         .unwrap();
-    read_everything(
-        &mut received,
-        &mut game_server,
-        "after ROLLBACK TO SAVEPOINT",
-        true,
-    );
+    read_everything(received, game_server, "after ROLLBACK TO SAVEPOINT", true);
     game_server.batch_execute("COMMIT").unwrap();
-    assert_eq!(round_state(&mut admin), in_force);
+    assert_eq!(round_state(admin), in_force);
+}
 
-    // 3. A DO block whose exception handler undoes the reveal, after raising what it read into
-    // a notice and into its error.
+/// A DO block whose exception handler undoes the reveal, after raising what it read into
+/// a notice and into its error.
+fn undo_in_a_do_block(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
+    let FairDesks {
+        admin, game_server, ..
+    } = desks;
     game_server
         .batch_execute(
             "DO $$
@@ -141,9 +150,14 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
              END $$",
         )
         .unwrap();
-    assert_eq!(round_state(&mut admin), in_force);
+    assert_eq!(round_state(admin), in_force);
+}
 
-    // 4. A procedure that reveals, reads, and rolls back.
+/// A procedure that reveals, reads, and rolls back.
+fn undo_in_a_procedure(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
+    let FairDesks {
+        admin, game_server, ..
+    } = desks;
     game_server
         .batch_execute(
             "CREATE PROCEDURE pg_temp.reveal_and_undo() LANGUAGE plpgsql AS $$
@@ -164,48 +178,58 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
     game_server
         .batch_execute("CALL pg_temp.reveal_and_undo()")
         .unwrap();
-    assert_eq!(round_state(&mut admin), in_force);
+    assert_eq!(round_state(admin), in_force);
+}
 
-    // 5. PREPARE TRANSACTION, read from another connection, ROLLBACK PREPARED.
+/// PREPARE TRANSACTION, read from another connection, ROLLBACK PREPARED.
+fn undo_a_prepared_transaction(desks: &mut FairDesks, in_force: (Option<i32>, bool)) {
+    let FairDesks {
+        admin,
+        game_server,
+        listener,
+        received,
+        ..
+    } = desks;
     game_server.batch_execute("BEGIN").unwrap();
-    received.rows(&mut game_server, "SELECT * FROM fair_reveal(1)");
-    read_everything(
-        &mut received,
-        &mut game_server,
-        "before PREPARE TRANSACTION",
-        true,
-    );
+    received.rows(game_server, "SELECT * FROM fair_reveal(1)");
+    read_everything(received, game_server, "before PREPARE TRANSACTION", true);
     game_server
         .batch_execute("PREPARE TRANSACTION 'dealcards_undone_reveal'")
         .unwrap();
+    read_everything(received, listener, "while the reveal is prepared", false);
     read_everything(
-        &mut received,
-        &mut listener,
-        "while the reveal is prepared",
-        false,
-    );
-    read_everything(
-        &mut received,
-        &mut game_server,
+        received,
+        game_server,
         "after PREPARE, same connection",
         false,
     );
     game_server
         .batch_execute("ROLLBACK PREPARED 'dealcards_undone_reveal'")
         .unwrap();
-    assert_eq!(round_state(&mut admin), in_force);
+    assert_eq!(round_state(admin), in_force);
+}
 
-    // Nothing of all that shows a seed, and the round deals on under its commitment.
+/// Nothing of all that shows a seed, and the round deals on under its commitment.
+fn check_nothing_shows_a_seed(desks: &mut FairDesks) {
+    let FairDesks {
+        admin,
+        game_server,
+        listener,
+        notices,
+        received,
+        secrets,
+        ..
+    } = desks;
     for notice in notices.lock().unwrap().drain(..) {
         received.add("a notice", notice);
     }
     for (channel, payload) in
-        crate::server::notifications(&mut listener, std::time::Duration::from_millis(200))
+        crate::server::notifications(listener, std::time::Duration::from_millis(200))
     {
         received.add(format!("NOTIFY {channel}"), payload);
     }
-    received.assert_none_of(&secrets);
-    let (_, _, commitment, _) = parse_dealt(&crate::desks::deal(&mut game_server, 1));
+    received.assert_none_of(secrets);
+    let (_, _, commitment, _) = parse_dealt(&crate::desks::deal(game_server, 1));
     let committed: Vec<u8> = admin
         .query_one(
             "SELECT commitment FROM fair_seed WHERE desk_id = 1 AND round = 1",
@@ -214,9 +238,18 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
         .unwrap()
         .get(0);
     assert_eq!(commitment, hex(&committed));
+}
 
-    // 6. A procedure that reveals and commits: the round has ended for good when the seed is
-    // read, and that is the seed the reads above would have found (the check can fail).
+/// A procedure that reveals and commits: the round has ended for good when the seed is
+/// read, and that is the seed the reads above would have found (the check can fail).
+fn reveal_and_commit(desks: &mut FairDesks) {
+    let FairDesks {
+        admin,
+        game_server,
+        notices,
+        secrets,
+        ..
+    } = desks;
     game_server
         .batch_execute(
             "CREATE PROCEDURE pg_temp.reveal_and_commit() LANGUAGE plpgsql AS $$
@@ -233,7 +266,7 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
     game_server
         .batch_execute("CALL pg_temp.reveal_and_commit()")
         .unwrap();
-    assert_eq!(round_state(&mut admin), (Some(2), true));
+    assert_eq!(round_state(admin), (Some(2), true));
     let after_commit: Vec<String> = notices.lock().unwrap().drain(..).collect();
     assert!(
         after_commit
@@ -241,9 +274,5 @@ fn a_reveal_undone_by_any_route_shows_no_seed_and_leaves_the_round_in_force() {
             .any(|n| secrets[0].found_in(n).is_some()),
         "the committed reveal's seed was not read: {after_commit:?}"
     );
-    assert_eq!(
-        shown_seed(&mut game_server, 1, 1),
-        Some(secrets[0].raw.clone())
-    );
-    let _ = (db, role);
+    assert_eq!(shown_seed(game_server, 1, 1), Some(secrets[0].raw.clone()));
 }

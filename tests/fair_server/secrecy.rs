@@ -197,20 +197,7 @@ impl FairDesks {
         let again = received.rows(&mut game_server, "SELECT fair_mode_on(1)");
         assert_eq!(again, [format!("(\"\\\\x{}\")", hex(&commitments[&1]))]);
 
-        // What only the extension's owner can read: the seeds behind the two commitments.
-        let secrets = unrevealed_seeds(&mut admin);
-        assert_eq!(secrets.len(), 2);
-        for (secret, desk) in secrets.iter().zip([1, 2]) {
-            let digest: Vec<u8> = admin
-                .query_one("SELECT sha256($1)", &[&secret.raw])
-                .unwrap()
-                .get(0);
-            assert_eq!(digest, commitments[&desk], "{}", secret.what);
-        }
-        // The check can fail: it finds a seed in a text that holds one.
-        assert!(secrets[0]
-            .found_in(&format!("x{}y", hex(&secrets[0].raw).to_uppercase()))
-            .is_some());
+        let secrets = secrets_behind(&mut admin, &commitments);
 
         for (desk, seat, seed) in [(1, 1, "Zoë"), (1, 2, "牌"), (2, 2, "a'b\"c\\d")] {
             received.rows(
@@ -221,26 +208,8 @@ impl FairDesks {
                 ),
             );
         }
-        // Each deal commits on its own; the game server then reads its receipt to relay.
-        let (mut dealt, mut receipts) = (Vec::new(), Vec::new());
-        for desk in [1, 1, 1, 2, 1, 2, 2, 1, 2, 1] {
-            let (json, receipt) = deal_receipt(&mut game_server, desk);
-            received.add(format!("deal_cards({desk})"), json.clone());
-            received.add(
-                format!("fair_receipt of a game of desk {desk}"),
-                receipt.clone(),
-            );
-            dealt.push((desk, json));
-            receipts.push((desk, receipt));
-        }
-        let mut next_nonce = BTreeMap::from([(1, 0), (2, 0)]);
-        for (desk, json) in &dealt {
-            let (d, _, commitment, nonce) = parse_dealt(json);
-            assert_eq!(d, *desk);
-            assert_eq!(commitment, hex(&commitments[desk]));
-            assert_eq!(nonce, next_nonce[desk]);
-            *next_nonce.get_mut(desk).unwrap() += 1;
-        }
+        let (dealt, receipts, next_nonce) =
+            deal_ten_games(&mut game_server, &mut received, &commitments);
         FairDesks {
             db,
             role,
@@ -256,4 +225,54 @@ impl FairDesks {
             next_nonce,
         }
     }
+}
+
+/// What only the extension's owner can read: the seeds behind the two commitments.
+fn secrets_behind(admin: &mut Client, commitments: &BTreeMap<i32, Vec<u8>>) -> Vec<Secret> {
+    let secrets = unrevealed_seeds(admin);
+    assert_eq!(secrets.len(), 2);
+    for (secret, desk) in secrets.iter().zip([1, 2]) {
+        let digest: Vec<u8> = admin
+            .query_one("SELECT sha256($1)", &[&secret.raw])
+            .unwrap()
+            .get(0);
+        assert_eq!(digest, commitments[&desk], "{}", secret.what);
+    }
+    // The check can fail: it finds a seed in a text that holds one.
+    assert!(secrets[0]
+        .found_in(&format!("x{}y", hex(&secrets[0].raw).to_uppercase()))
+        .is_some());
+    secrets
+}
+
+/// (desk, a text of one of its deals), in the order dealt.
+type ByDesk = Vec<(i32, String)>;
+
+/// (dealt, receipts, next nonce of each desk) of ten deals at desks 1 and 2, each committed on
+/// its own; the game server then reads its receipt to relay.
+fn deal_ten_games(
+    game_server: &mut Client,
+    received: &mut Received,
+    commitments: &BTreeMap<i32, Vec<u8>>,
+) -> (ByDesk, ByDesk, BTreeMap<i32, i64>) {
+    let (mut dealt, mut receipts) = (Vec::new(), Vec::new());
+    for desk in [1, 1, 1, 2, 1, 2, 2, 1, 2, 1] {
+        let (json, receipt) = deal_receipt(game_server, desk);
+        received.add(format!("deal_cards({desk})"), json.clone());
+        received.add(
+            format!("fair_receipt of a game of desk {desk}"),
+            receipt.clone(),
+        );
+        dealt.push((desk, json));
+        receipts.push((desk, receipt));
+    }
+    let mut next_nonce = BTreeMap::from([(1, 0), (2, 0)]);
+    for (desk, json) in &dealt {
+        let (d, _, commitment, nonce) = parse_dealt(json);
+        assert_eq!(d, *desk);
+        assert_eq!(commitment, hex(&commitments[desk]));
+        assert_eq!(nonce, next_nonce[desk]);
+        *next_nonce.get_mut(desk).unwrap() += 1;
+    }
+    (dealt, receipts, next_nonce)
 }

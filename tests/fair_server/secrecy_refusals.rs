@@ -2,9 +2,10 @@
 //! desks carry no seed.
 
 use postgres::error::SqlState;
+use postgres::Client;
 
 use crate::desks::hex;
-use crate::secrecy::{connect_collecting, FairDesks};
+use crate::secrecy::{connect_collecting, FairDesks, Received};
 use crate::server;
 
 /// Reading fair_seed, or becoming someone who may, is refused with 42501, through a view of the
@@ -74,57 +75,10 @@ fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
         secrets,
         ..
     } = FairDesks::new("dealcards_fair_errors", "dealcards_fair_errors_server");
-    let invalid = SqlState::INVALID_PARAMETER_VALUE;
-    let not_found = SqlState::NO_DATA_FOUND;
-    let not_ready = SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE;
-    let denied = SqlState::INSUFFICIENT_PRIVILEGE;
     let mut fresh = connect_collecting(db, role, notices.clone());
     for client in [&mut game_server, &mut fresh] {
-        for (sql, code) in [
-            ("SELECT fair_mode_on(99)", &not_found),
-            ("SELECT * FROM fair_reveal(99)", &not_found),
-            ("SELECT fair_mode_off(99)", &not_found),
-            ("SELECT * FROM fair_verify_desk(99)", &not_found),
-            ("SELECT * FROM fair_verify_game(0)", &not_found),
-            ("SELECT deal_cards(99)", &not_found),
-            ("SELECT set_client_seed(1, 4, 'x')", &invalid),
-            ("SELECT set_client_seed(1, 1, repeat('x', 257))", &invalid),
-            ("SELECT set_client_seed(1, 1, 'again')", &not_ready),
-            ("SELECT set_client_seed(1, 3, 'the house seat')", &not_ready),
-            ("SELECT fair_mode_on(1, '{0}')", &invalid),
-            (
-                "SELECT * FROM fair_deal('\\x00', ARRAY['', '', ''], 0)",
-                &invalid,
-            ),
-            (
-                "SELECT * FROM fair_deal(sha256(''), ARRAY['', ''], 0)",
-                &invalid,
-            ),
-            (
-                "SELECT * FROM fair_deal(sha256(''), ARRAY['', '', ''], -1)",
-                &invalid,
-            ),
-            (
-                "BEGIN; UPDATE desk SET fair_commitment = '\\x00' WHERE desk_id = 1;
-                 SELECT deal_cards(1)",
-                &denied,
-            ),
-            (
-                "BEGIN; UPDATE desk SET fair_round = fair_round + 5 WHERE desk_id = 1;
-                 SELECT * FROM fair_reveal(1)",
-                &denied,
-            ),
-            (
-                "BEGIN; UPDATE desk SET fair_commitment = NULL WHERE desk_id = 1;
-                 SELECT deal_cards(1)",
-                &denied,
-            ),
-            (
-                "BEGIN; SELECT set_client_seed(2, 1, 'new'); SELECT deal_cards(2)",
-                &not_ready,
-            ),
-        ] {
-            received.refused(client, sql, code);
+        for (sql, code) in bad_calls() {
+            received.refused(client, sql, &code);
         }
     }
     // Desk 1's commitment at desk 2: refused, and without the seed (more:
@@ -136,13 +90,79 @@ fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
              SELECT deal_cards(2)",
             hex(&commitments[&1])
         ),
-        &denied,
+        &SqlState::INSUFFICIENT_PRIVILEGE,
     );
 
     for notice in notices.lock().unwrap().drain(..) {
         received.add("a notice", notice);
     }
     received.assert_none_of(&secrets);
+}
+
+/// Bad calls, and rewrites of a desk's fair state, each with its SQLSTATE.
+fn bad_calls() -> Vec<(&'static str, SqlState)> {
+    vec![
+        ("SELECT fair_mode_on(99)", SqlState::NO_DATA_FOUND),
+        ("SELECT * FROM fair_reveal(99)", SqlState::NO_DATA_FOUND),
+        ("SELECT fair_mode_off(99)", SqlState::NO_DATA_FOUND),
+        (
+            "SELECT * FROM fair_verify_desk(99)",
+            SqlState::NO_DATA_FOUND,
+        ),
+        ("SELECT * FROM fair_verify_game(0)", SqlState::NO_DATA_FOUND),
+        ("SELECT deal_cards(99)", SqlState::NO_DATA_FOUND),
+        (
+            "SELECT set_client_seed(1, 4, 'x')",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT set_client_seed(1, 1, repeat('x', 257))",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT set_client_seed(1, 1, 'again')",
+            SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        ),
+        (
+            "SELECT set_client_seed(1, 3, 'the house seat')",
+            SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        ),
+        (
+            "SELECT fair_mode_on(1, '{0}')",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT * FROM fair_deal('\\x00', ARRAY['', '', ''], 0)",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT * FROM fair_deal(sha256(''), ARRAY['', ''], 0)",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "SELECT * FROM fair_deal(sha256(''), ARRAY['', '', ''], -1)",
+            SqlState::INVALID_PARAMETER_VALUE,
+        ),
+        (
+            "BEGIN; UPDATE desk SET fair_commitment = '\\x00' WHERE desk_id = 1;
+             SELECT deal_cards(1)",
+            SqlState::INSUFFICIENT_PRIVILEGE,
+        ),
+        (
+            "BEGIN; UPDATE desk SET fair_round = fair_round + 5 WHERE desk_id = 1;
+             SELECT * FROM fair_reveal(1)",
+            SqlState::INSUFFICIENT_PRIVILEGE,
+        ),
+        (
+            "BEGIN; UPDATE desk SET fair_commitment = NULL WHERE desk_id = 1;
+             SELECT deal_cards(1)",
+            SqlState::INSUFFICIENT_PRIVILEGE,
+        ),
+        (
+            "BEGIN; SELECT set_client_seed(2, 1, 'new'); SELECT deal_cards(2)",
+            SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+        ),
+    ]
 }
 
 /// Roles a DBA grants more than the game server's: SELECT on every table of the schema (the
@@ -159,8 +179,36 @@ fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
         ..
     } = FairDesks::new("dealcards_fair_readers", "dealcards_fair_readers_server");
     let db = "dealcards_fair_readers";
-    server::fresh_role(&mut admin, "dealcards_fair_reader_all", "LOGIN");
-    server::fresh_role(&mut admin, "dealcards_fair_reader_schema", "LOGIN");
+    grant_the_readers(&mut admin);
+    // The owner sees every seed: desk 3's revealed round and the three in force.
+    let in_force = seeds_by_owner(&mut admin, false);
+    // As received.rows gives them: each row as a record's text.
+    let revealed: Vec<String> = seeds_by_owner(&mut admin, true)
+        .iter()
+        .map(|seed| format!("({seed})"))
+        .collect();
+    assert_eq!((revealed.len(), in_force.len()), (1, 3));
+    for role in ["dealcards_fair_reader_all", "dealcards_fair_reader_schema"] {
+        let mut reader = server::connect_as(db, role);
+        check_the_reader_reads_only_revealed_seeds(
+            &mut reader,
+            &mut received,
+            role,
+            &revealed,
+            &in_force,
+        );
+        check_the_readers_own_reveals_stay_hidden(&mut reader, &mut received, role, &revealed);
+    }
+    // None of those reveals stayed: desk 3's round in force is the one of before.
+    assert_eq!(seeds_by_owner(&mut admin, false), in_force);
+    received.assert_none_of(&secrets);
+}
+
+/// A role in pg_read_all_data and one with SELECT on every table of the schema, both allowed
+/// what the functions that lock a desk need; desk 3 in provably fair mode, a round revealed.
+fn grant_the_readers(admin: &mut Client) {
+    server::fresh_role(admin, "dealcards_fair_reader_all", "LOGIN");
+    server::fresh_role(admin, "dealcards_fair_reader_schema", "LOGIN");
     admin
         .batch_execute(
             "GRANT pg_read_all_data TO dealcards_fair_reader_all;
@@ -174,93 +222,99 @@ fn table_wide_grants_and_pg_read_all_data_read_no_seed() {
              SELECT * FROM fair_reveal(3);",
         )
         .unwrap();
-    // The owner sees every seed: desk 3's revealed round and the three in force.
-    let by_owner = |admin: &mut postgres::Client, revealed: bool| -> Vec<String> {
-        admin
-            .query(
-                "SELECT encode(server_seed, 'hex') FROM fair_seed
-                  WHERE (revealed_at IS NOT NULL) = $1 ORDER BY 1",
-                &[&revealed],
-            )
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect()
-    };
-    let in_force = by_owner(&mut admin, false);
-    // As received.rows gives them: each row as a record's text.
-    let revealed: Vec<String> = by_owner(&mut admin, true)
-        .iter()
-        .map(|seed| format!("({seed})"))
-        .collect();
-    assert_eq!((revealed.len(), in_force.len()), (1, 3));
-    for role in ["dealcards_fair_reader_all", "dealcards_fair_reader_schema"] {
-        let mut reader = server::connect_as(db, role);
-        let seen = received.rows(
-            &mut reader,
-            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
-        );
-        assert_eq!(seen, revealed, "{role}");
-        let rows = received.rows(
-            &mut reader,
-            "SELECT server_seed FROM fair_seed WHERE desk_id = 1",
-        );
-        assert!(rows.is_empty(), "{role}: {rows:?}");
-        let mut copied = String::new();
-        std::io::Read::read_to_string(
-            &mut reader.copy_out("COPY fair_seed TO STDOUT").unwrap(),
-            &mut copied,
+}
+
+/// The seeds of the revealed rounds, or of those in force, as the owner sees them.
+fn seeds_by_owner(admin: &mut Client, revealed: bool) -> Vec<String> {
+    admin
+        .query(
+            "SELECT encode(server_seed, 'hex') FROM fair_seed
+              WHERE (revealed_at IS NOT NULL) = $1 ORDER BY 1",
+            &[&revealed],
         )
-        .unwrap();
-        assert_eq!(
-            copied.lines().count(),
-            1,
-            "{role}: COPY fair_seed: {copied}"
-        );
-        for seed in &in_force {
-            assert!(!copied.contains(seed.as_str()), "{role}: COPY fair_seed");
-        }
-        // A reveal in the reader's own transaction: the round stays hidden from it.
-        reader.batch_execute("BEGIN").unwrap();
-        received.rows(&mut reader, "SELECT round FROM fair_reveal(3)");
-        let seen = received.rows(
-            &mut reader,
-            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
-        );
-        assert_eq!(seen, revealed, "{role}, in the revealing transaction");
-        reader.batch_execute("ROLLBACK").unwrap();
-        // The same in a savepoint rolled back, and in a DO block whose subtransactions reveal,
-        // look and are undone, over and over: a round seen there would fail the block.
-        reader.batch_execute("BEGIN; SAVEPOINT look").unwrap();
-        received.rows(&mut reader, "SELECT round FROM fair_reveal(3)");
-        let seen = received.rows(
-            &mut reader,
-            "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
-        );
-        assert_eq!(seen, revealed, "{role}, in the revealing savepoint");
-        reader
-            .batch_execute("ROLLBACK TO SAVEPOINT look; ROLLBACK")
-            .unwrap();
-        reader
-            .batch_execute(
-                "DO $$
-                 BEGIN
-                     FOR i IN 1 .. 5 LOOP
-                         BEGIN
-                             PERFORM fair_reveal(3);
-                             IF (SELECT count(*) FROM fair_seed) <> 1 THEN
-                                 RAISE EXCEPTION 'saw the round being revealed' USING ERRCODE = 'P0002';
-                             END IF;
-                             RAISE EXCEPTION 'undo' USING ERRCODE = 'P0003';
-                         EXCEPTION WHEN SQLSTATE 'P0003' THEN NULL;
-                         END;
-                     END LOOP;
-                 END
-                 $$",
-            )
-            .unwrap_or_else(|e| panic!("{role}, revealing in undone subtransactions: {e:?}"));
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+/// The reader reads the revealed round's seed and none in force, by SELECT or COPY.
+fn check_the_reader_reads_only_revealed_seeds(
+    reader: &mut Client,
+    received: &mut Received,
+    role: &str,
+    revealed: &[String],
+    in_force: &[String],
+) {
+    let seen = received.rows(
+        reader,
+        "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+    );
+    assert_eq!(seen, revealed, "{role}");
+    let rows = received.rows(
+        reader,
+        "SELECT server_seed FROM fair_seed WHERE desk_id = 1",
+    );
+    assert!(rows.is_empty(), "{role}: {rows:?}");
+    let mut copied = String::new();
+    std::io::Read::read_to_string(
+        &mut reader.copy_out("COPY fair_seed TO STDOUT").unwrap(),
+        &mut copied,
+    )
+    .unwrap();
+    assert_eq!(
+        copied.lines().count(),
+        1,
+        "{role}: COPY fair_seed: {copied}"
+    );
+    for seed in in_force {
+        assert!(!copied.contains(seed.as_str()), "{role}: COPY fair_seed");
     }
-    // None of those reveals stayed: desk 3's round in force is the one of before.
-    assert_eq!(by_owner(&mut admin, false), in_force);
-    received.assert_none_of(&secrets);
+}
+
+/// A reveal in the reader's own transaction: the round stays hidden from it. The same in a
+/// savepoint rolled back, and in a DO block whose subtransactions reveal, look and are
+/// undone, over and over: a round seen there would fail the block.
+fn check_the_readers_own_reveals_stay_hidden(
+    reader: &mut Client,
+    received: &mut Received,
+    role: &str,
+    revealed: &[String],
+) {
+    reader.batch_execute("BEGIN").unwrap();
+    received.rows(reader, "SELECT round FROM fair_reveal(3)");
+    let seen = received.rows(
+        reader,
+        "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+    );
+    assert_eq!(seen, revealed, "{role}, in the revealing transaction");
+    reader.batch_execute("ROLLBACK").unwrap();
+    reader.batch_execute("BEGIN; SAVEPOINT look").unwrap();
+    received.rows(reader, "SELECT round FROM fair_reveal(3)");
+    let seen = received.rows(
+        reader,
+        "SELECT encode(server_seed, 'hex') FROM fair_seed ORDER BY 1",
+    );
+    assert_eq!(seen, revealed, "{role}, in the revealing savepoint");
+    reader
+        .batch_execute("ROLLBACK TO SAVEPOINT look; ROLLBACK")
+        .unwrap();
+    reader
+        .batch_execute(
+            "DO $$
+             BEGIN
+                 FOR i IN 1 .. 5 LOOP
+                     BEGIN
+                         PERFORM fair_reveal(3);
+                         IF (SELECT count(*) FROM fair_seed) <> 1 THEN
+                             RAISE EXCEPTION 'saw the round being revealed' USING ERRCODE = 'P0002';
+                         END IF;
+                         RAISE EXCEPTION 'undo' USING ERRCODE = 'P0003';
+                     EXCEPTION WHEN SQLSTATE 'P0003' THEN NULL;
+                     END;
+                 END LOOP;
+             END
+             $$",
+        )
+        .unwrap_or_else(|e| panic!("{role}, revealing in undone subtransactions: {e:?}"));
 }

@@ -3,6 +3,7 @@
 //! the server seed unknown, or known to the owner) is refused or has no effect.
 
 use postgres::error::SqlState;
+use postgres::Client;
 
 use crate::desks::{
     database_with_extension, deal, error_code, fair_deal, hex, parse_dealt, seat, set_seeds,
@@ -25,8 +26,22 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
         .unwrap();
     set_seeds(&mut game_server, 1, &[(1, "alice"), (2, "bob")]);
 
-    // The owner knows the server seed: it searches, offline, for a seat 3 seed that gives seat 3
-    // both jokers in the first deal.
+    let (server_seed, steered) = steering_seed(&mut admin);
+    let superuser = server::dsn_setting("user");
+    let mut owner = server::connect_as(db, &superuser);
+    check_setting_it_is_refused(&mut game_server, &mut owner, &steered);
+    check_writing_it_changes_nothing(
+        &mut game_server,
+        &mut owner,
+        &mut admin,
+        &server_seed,
+        &steered,
+    );
+}
+
+/// The owner knows the server seed: it searches, offline, for a seat 3 seed that gives seat 3
+/// both jokers in the first deal.
+fn steering_seed(admin: &mut Client) -> (Vec<u8>, String) {
     let server_seed: Vec<u8> = admin
         .query_one(
             "SELECT server_seed FROM fair_seed WHERE desk_id = 1 AND round = 1",
@@ -42,12 +57,13 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
             dealt.hands[2].contains(&53) && dealt.hands[2].contains(&54)
         })
         .expect("a steering seed within 100,000 tries");
+    (server_seed, steered)
+}
 
-    // Setting it is refused, to the game server (which does not know the server seed) and to the
-    // owner alike.
-    let superuser = server::dsn_setting("user");
-    let mut owner = server::connect_as(db, &superuser);
-    for client in [&mut game_server, &mut owner] {
+/// Setting it is refused, to the game server (which does not know the server seed) and to the
+/// owner alike.
+fn check_setting_it_is_refused(game_server: &mut Client, owner: &mut Client, steered: &str) {
+    for client in [game_server, owner] {
         assert_eq!(
             error_code(
                 client,
@@ -61,11 +77,20 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
             SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE
         );
     }
-    // The game server cannot write a seat's seed; the owner can, and it changes nothing: a house
-    // seat deals with the empty seed whatever its row holds.
+}
+
+/// The game server cannot write a seat's seed; the owner can, and it changes nothing: a house
+/// seat deals with the empty seed whatever its row holds.
+fn check_writing_it_changes_nothing(
+    game_server: &mut Client,
+    owner: &mut Client,
+    admin: &mut Client,
+    server_seed: &[u8],
+    steered: &str,
+) {
     assert_eq!(
         error_code(
-            &mut game_server,
+            game_server,
             &format!(
                 "UPDATE desk_player SET client_seed = '{steered}', seed_round = 1
                   WHERE desk_id = 1 AND player_no = 3"
@@ -79,7 +104,7 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
               WHERE desk_id = 1 AND player_no = 3"
         ))
         .unwrap();
-    let result = deal(&mut game_server, 1);
+    let result = deal(game_server, 1);
     parse_dealt(&result);
     let result: serde_json::Value = serde_json::from_str(&result).unwrap();
     assert_eq!(
@@ -87,8 +112,8 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
         serde_json::json!([hex(b"alice"), hex(b"bob"), ""])
     );
     let dealt = fair_deal(
-        &mut game_server,
-        &server_seed,
+        game_server,
+        server_seed,
         &["alice".into(), "bob".into(), String::new()],
         0,
     );
@@ -105,6 +130,7 @@ fn a_house_seat_takes_no_seed_chosen_after_the_players() {
         stored, dealt,
         "the house seat dealt with a seed other than the empty one"
     );
+    let seed = fair::server_seed(server_seed).unwrap();
     let steered_deal = fair::deal(&seed, &[b"alice", b"bob", steered.as_bytes()], 0);
     assert_ne!(
         stored.2,

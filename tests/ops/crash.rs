@@ -451,29 +451,43 @@ impl Worker {
             sql: sql.clone(),
         });
         let answer = one(try_rows(client, &sql.replace("{q}", &id.to_string()))?);
-        let queue = &mut self.queues[q];
+        self.queues[q].record(changes, skip, sql, answer);
+        Ok(())
+    }
+}
+
+impl Queue {
+    /// Records a step the server answered: a track added or removed (`changes`, true for
+    /// added), one skipped when shuffling or no longer (`skip`), and, for a seeded queue, the
+    /// step and its answer.
+    fn record(
+        &mut self,
+        changes: Option<(bool, i64)>,
+        skip: Option<(bool, i64)>,
+        sql: String,
+        answer: Option<String>,
+    ) {
         match changes {
             Some((true, t)) => {
-                queue.tracks.insert(t);
+                self.tracks.insert(t);
             }
             Some((false, t)) => {
-                queue.tracks.remove(&t);
+                self.tracks.remove(&t);
             }
             None => {}
         }
         match skip {
             Some((true, t)) => {
-                queue.skipped.insert(t);
+                self.skipped.insert(t);
             }
             Some((false, t)) => {
-                queue.skipped.remove(&t);
+                self.skipped.remove(&t);
             }
             None => {}
         }
-        if queue.kind.seeded() {
-            queue.steps.push((sql, answer));
+        if self.kind.seeded() {
+            self.steps.push((sql, answer));
         }
-        Ok(())
     }
 }
 
@@ -568,159 +582,9 @@ fn check(
         if pending.is_some() {
             figures.in_flight += 1;
         }
-        // Games: those the client saw, and at most the one it had in flight.
-        for desk in [w.plain_desk, w.fair.desk] {
-            let stored = games_at(admin, desk);
-            let seen: BTreeSet<i64> = w
-                .games
-                .iter()
-                .filter(|(_, s)| s.desk == desk)
-                .map(|(g, _)| *g)
-                .collect();
-            let lost: Vec<_> = seen.difference(&stored).collect();
-            v.check(lost.is_empty(), || {
-                format!("desk {desk}: games a client saw committed are gone: {lost:?}")
-            });
-            let extra: Vec<i64> = stored.difference(&seen).copied().collect();
-            let in_flight = matches!(pending, Some(Pending::Deal { desk: d }) if d == desk);
-            let newest_seen = seen.iter().max().copied().unwrap_or(0);
-            v.check(
-                extra.is_empty() || (in_flight && extra.len() == 1 && extra[0] > newest_seen),
-                || format!("desk {desk}: games no client made: {extra:?} (in flight: {pending:?})"),
-            );
-            for game in extra {
-                figures.in_flight_committed += 1;
-                let answer = serde_json::json!({ "desk": desk, "game": game });
-                w.games.insert(
-                    game,
-                    Seen {
-                        desk,
-                        answer,
-                        receipt: None,
-                    },
-                );
-                if desk == w.fair.desk {
-                    w.fair.deals_in_round += 1;
-                }
-            }
-        }
-        // The provably fair desk: the round in force, its seeds.
-        let fair = &mut w.fair;
-        let desk = fair.desk;
-        let round: i32 = value(
-            admin,
-            &format!("SELECT fair_round FROM desk WHERE desk_id = {desk}"),
-        )
-        .parse()
-        .unwrap();
-        if let Some(Pending::Reveal) = pending {
-            if round == fair.round + 1 {
-                figures.in_flight_committed += 1;
-                fair.revealed.insert(fair.round);
-                fair.round = round;
-                fair.seeds.clear();
-                fair.deals_in_round = 0;
-                let c = value(
-                    admin,
-                    &format!("SELECT fair_commitment FROM desk WHERE desk_id = {desk}"),
-                );
-                fair.commitments.insert(round, hex_of(&c));
-            }
-        }
-        v.check(round == fair.round, || {
-            format!(
-                "desk {desk}: round {round} in force, clients saw {}",
-                fair.round
-            )
-        });
-        let stored_seeds: BTreeMap<i32, String> = rows(
-            admin,
-            &format!(
-                "SELECT player_no, client_seed FROM desk_player
-                  WHERE desk_id = {desk} AND seed_round = {round} AND client_seed <> ''"
-            ),
-        )
-        .into_iter()
-        .map(|r| {
-            (
-                r[0].as_deref().unwrap().parse().unwrap(),
-                r[1].clone().unwrap(),
-            )
-        })
-        .collect();
-        if let Some(Pending::Seed { seat, seed }) = &pending {
-            if stored_seeds.get(seat) == Some(seed) && !fair.seeds.contains_key(seat) {
-                figures.in_flight_committed += 1;
-                fair.seeds.insert(*seat, seed.clone());
-            }
-        }
-        v.check(stored_seeds == fair.seeds, || {
-            format!(
-                "desk {desk}: client seeds {stored_seeds:?}, clients saw set {:?}",
-                fair.seeds
-            )
-        });
-        // Queues: the tracks, and seeded ones replayed on their copies.
-        for (q, queue) in w.queues.iter_mut().enumerate() {
-            let stored: BTreeSet<i64> = ints(admin, &format!(
-                "SELECT track FROM shuffle_queue_track WHERE queue_id = {id} AND NOT EXISTS (SELECT FROM shuffle_queue WHERE queue_id = {id} AND mode = 'spread')
-                 UNION ALL SELECT track FROM shuffle_queue_member WHERE queue_id = {id}
-                 UNION ALL SELECT track FROM shuffle_queue_skipped WHERE queue_id = {id}", id = queue.id)).into_iter().collect();
-            let skipped: BTreeSet<i64> = ints(
-                admin,
-                &format!(
-                    "SELECT track FROM shuffle_queue_skipped WHERE queue_id = {}",
-                    queue.id
-                ),
-            )
-            .into_iter()
-            .collect();
-            let mine = matches!(&pending, Some(Pending::Step { queue: p, .. }) if *p == q);
-            if mine && (stored != queue.tracks || skipped != queue.skipped) {
-                // The step in flight committed: what it changed is the stored state.
-                figures.in_flight_committed += 1;
-                let before = (queue.tracks.clone(), queue.skipped.clone());
-                let changed_one = stored.symmetric_difference(&before.0).count()
-                    + skipped.symmetric_difference(&before.1).count();
-                v.check(changed_one == 1, || {
-                    format!(
-                        "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {before:?}",
-                        queue.id
-                    )
-                });
-                queue.tracks = stored.clone();
-                queue.skipped = skipped.clone();
-            }
-            v.check(stored == queue.tracks && skipped == queue.skipped, || {
-                format!(
-                    "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {:?} {:?}",
-                    queue.id, queue.tracks, queue.skipped
-                )
-            });
-            if let Some(copy) = queue.copy {
-                let pending_sql = match &pending {
-                    Some(Pending::Step { queue: p, sql }) if *p == q => Some(sql.clone()),
-                    _ => None,
-                };
-                let resumed = replay(admin, queue, copy, pending_sql, figures, &mut v);
-                v.check(resumed, || {
-                    format!(
-                        "queue {} ({:?}): its state is not that of its committed steps {:?}",
-                        queue.id, queue.kind, queue.steps
-                    )
-                });
-            }
-        }
-        if let Some(Pending::DropCopy { id }) = pending {
-            if value(
-                admin,
-                &format!("SELECT count(*) FROM shuffle_queue WHERE queue_id = {id}"),
-            ) == "0"
-            {
-                figures.in_flight_committed += 1;
-                w.restored = None;
-            }
-        }
+        check_games(admin, w, &pending, figures, &mut v);
+        check_fair_desk(admin, w, &pending, figures, &mut v);
+        check_queues(admin, w, &pending, figures, &mut v);
     }
     // Copies made by a restore in flight: the queues no client knows of, at most one per client
     // that had a restore in flight.
@@ -747,6 +611,188 @@ fn check(
 
     check_tables(admin, game_server, workers, &known_desks, &mut v);
     v
+}
+
+/// A client's games at its two desks: those it saw, and at most the one it had in flight
+/// (taken into its model).
+fn check_games(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    for desk in [w.plain_desk, w.fair.desk] {
+        let stored = games_at(admin, desk);
+        let seen: BTreeSet<i64> = w
+            .games
+            .iter()
+            .filter(|(_, s)| s.desk == desk)
+            .map(|(g, _)| *g)
+            .collect();
+        let lost: Vec<_> = seen.difference(&stored).collect();
+        v.check(lost.is_empty(), || {
+            format!("desk {desk}: games a client saw committed are gone: {lost:?}")
+        });
+        let extra: Vec<i64> = stored.difference(&seen).copied().collect();
+        let in_flight = matches!(pending, Some(Pending::Deal { desk: d }) if *d == desk);
+        let newest_seen = seen.iter().max().copied().unwrap_or(0);
+        v.check(
+            extra.is_empty() || (in_flight && extra.len() == 1 && extra[0] > newest_seen),
+            || format!("desk {desk}: games no client made: {extra:?} (in flight: {pending:?})"),
+        );
+        for game in extra {
+            figures.in_flight_committed += 1;
+            let answer = serde_json::json!({ "desk": desk, "game": game });
+            w.games.insert(
+                game,
+                Seen {
+                    desk,
+                    answer,
+                    receipt: None,
+                },
+            );
+            if desk == w.fair.desk {
+                w.fair.deals_in_round += 1;
+            }
+        }
+    }
+}
+
+/// A client's provably fair desk: the round in force, its seeds.
+fn check_fair_desk(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    let fair = &mut w.fair;
+    let desk = fair.desk;
+    let round: i32 = value(
+        admin,
+        &format!("SELECT fair_round FROM desk WHERE desk_id = {desk}"),
+    )
+    .parse()
+    .unwrap();
+    if let Some(Pending::Reveal) = pending {
+        if round == fair.round + 1 {
+            figures.in_flight_committed += 1;
+            fair.revealed.insert(fair.round);
+            fair.round = round;
+            fair.seeds.clear();
+            fair.deals_in_round = 0;
+            let c = value(
+                admin,
+                &format!("SELECT fair_commitment FROM desk WHERE desk_id = {desk}"),
+            );
+            fair.commitments.insert(round, hex_of(&c));
+        }
+    }
+    v.check(round == fair.round, || {
+        format!(
+            "desk {desk}: round {round} in force, clients saw {}",
+            fair.round
+        )
+    });
+    let stored_seeds: BTreeMap<i32, String> = rows(
+        admin,
+        &format!(
+            "SELECT player_no, client_seed FROM desk_player
+              WHERE desk_id = {desk} AND seed_round = {round} AND client_seed <> ''"
+        ),
+    )
+    .into_iter()
+    .map(|r| {
+        (
+            r[0].as_deref().unwrap().parse().unwrap(),
+            r[1].clone().unwrap(),
+        )
+    })
+    .collect();
+    if let Some(Pending::Seed { seat, seed }) = pending {
+        if stored_seeds.get(seat) == Some(seed) && !fair.seeds.contains_key(seat) {
+            figures.in_flight_committed += 1;
+            fair.seeds.insert(*seat, seed.clone());
+        }
+    }
+    v.check(stored_seeds == fair.seeds, || {
+        format!(
+            "desk {desk}: client seeds {stored_seeds:?}, clients saw set {:?}",
+            fair.seeds
+        )
+    });
+}
+
+/// A client's queues: the tracks, and seeded ones replayed on their copies; a copy whose drop
+/// was in flight.
+fn check_queues(
+    admin: &mut Client,
+    w: &mut Worker,
+    pending: &Option<Pending>,
+    figures: &mut Figures,
+    v: &mut Violations,
+) {
+    for (q, queue) in w.queues.iter_mut().enumerate() {
+        let stored: BTreeSet<i64> = ints(admin, &format!(
+            "SELECT track FROM shuffle_queue_track WHERE queue_id = {id} AND NOT EXISTS (SELECT FROM shuffle_queue WHERE queue_id = {id} AND mode = 'spread')
+             UNION ALL SELECT track FROM shuffle_queue_member WHERE queue_id = {id}
+             UNION ALL SELECT track FROM shuffle_queue_skipped WHERE queue_id = {id}", id = queue.id)).into_iter().collect();
+        let skipped: BTreeSet<i64> = ints(
+            admin,
+            &format!(
+                "SELECT track FROM shuffle_queue_skipped WHERE queue_id = {}",
+                queue.id
+            ),
+        )
+        .into_iter()
+        .collect();
+        let mine = matches!(&pending, Some(Pending::Step { queue: p, .. }) if *p == q);
+        if mine && (stored != queue.tracks || skipped != queue.skipped) {
+            // The step in flight committed: what it changed is the stored state.
+            figures.in_flight_committed += 1;
+            let before = (queue.tracks.clone(), queue.skipped.clone());
+            let changed_one = stored.symmetric_difference(&before.0).count()
+                + skipped.symmetric_difference(&before.1).count();
+            v.check(changed_one == 1, || {
+                format!(
+                    "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {before:?}",
+                    queue.id
+                )
+            });
+            queue.tracks = stored.clone();
+            queue.skipped = skipped.clone();
+        }
+        v.check(stored == queue.tracks && skipped == queue.skipped, || {
+            format!(
+                "queue {}: tracks {stored:?} skipped {skipped:?}, clients saw {:?} {:?}",
+                queue.id, queue.tracks, queue.skipped
+            )
+        });
+        if let Some(copy) = queue.copy {
+            let pending_sql = match &pending {
+                Some(Pending::Step { queue: p, sql }) if *p == q => Some(sql.clone()),
+                _ => None,
+            };
+            let resumed = replay(admin, queue, copy, pending_sql, figures, v);
+            v.check(resumed, || {
+                format!(
+                    "queue {} ({:?}): its state is not that of its committed steps {:?}",
+                    queue.id, queue.kind, queue.steps
+                )
+            });
+        }
+    }
+    if let Some(Pending::DropCopy { id }) = pending {
+        if value(
+            admin,
+            &format!("SELECT count(*) FROM shuffle_queue WHERE queue_id = {id}"),
+        ) == "0"
+        {
+            figures.in_flight_committed += 1;
+            w.restored = None;
+        }
+    }
 }
 
 fn workers_ids(w: &Worker) -> Vec<i64> {
@@ -796,6 +842,7 @@ fn replay(
     stored == save(admin, copy)
 }
 
+/// Checks what every table holds against what the clients saw.
 fn check_tables(
     admin: &mut Client,
     game_server: &mut Client,
@@ -803,6 +850,29 @@ fn check_tables(
     desks: &[i32],
     v: &mut Violations,
 ) {
+    check_games_whole(admin, desks, v);
+    // What clients got of each game (read in one statement: every game's first bidder, and its
+    // receipt at a provably fair desk).
+    let stored: BTreeMap<i64, (String, Option<String>)> = rows(
+        admin,
+        "SELECT game_id, leader, CASE WHEN fair_commitment IS NOT NULL THEN fair_receipt(game_id) END
+           FROM game",
+    )
+    .into_iter()
+    .map(|r| (r[0].as_deref().unwrap().parse().unwrap(), (r[1].clone().unwrap(), r[2].clone())))
+    .collect();
+    for w in workers.iter_mut() {
+        check_what_the_client_got(w, &stored, v);
+        check_the_fair_desk_chain(admin, w, v);
+    }
+    check_the_game_servers_reads(game_server, workers, v);
+    check_queue_tapes(admin, v);
+    check_sequences(admin, v);
+}
+
+/// Every game whole: 54 cards, the hands of its desk's players, its two bids and its note;
+/// every desk at its newest game.
+fn check_games_whole(admin: &mut Client, desks: &[i32], v: &mut Violations) {
     let desk_list = desks
         .iter()
         .map(|d| d.to_string())
@@ -833,107 +903,110 @@ fn check_tables(
     v.check(stale.is_empty(), || {
         format!("desks not at their newest game: {stale:?}")
     });
-    // What clients got of each game (read in one statement: every game's first bidder, and its
-    // receipt at a provably fair desk).
-    let stored: BTreeMap<i64, (String, Option<String>)> = rows(
-        admin,
-        "SELECT game_id, leader, CASE WHEN fair_commitment IS NOT NULL THEN fair_receipt(game_id) END
-           FROM game",
-    )
-    .into_iter()
-    .map(|r| (r[0].as_deref().unwrap().parse().unwrap(), (r[1].clone().unwrap(), r[2].clone())))
-    .collect();
-    for w in workers.iter_mut() {
-        for (game, seen) in w.games.iter_mut() {
-            let Some((leader, receipt)) = stored.get(game) else {
-                continue; // reported above
-            };
-            if seen.desk == w.plain_desk {
-                if let Some(l) = seen.answer.get("leader") {
-                    v.check(&l.to_string() == leader, || {
-                        format!("game {game}: leader {leader}, the client got {l}")
-                    });
-                }
-                continue;
-            }
-            let Some(receipt) = receipt else {
-                v.0.push(format!("game {game} at desk {}: no receipt", seen.desk));
-                continue;
-            };
-            let stored: Value = serde_json::from_str(receipt).unwrap();
-            for (key, got) in seen.answer.as_object().unwrap() {
-                v.check(stored.get(key) == Some(got), || {
-                    format!("game {game}: deal_cards said {key} = {got}, the receipt now {stored}")
+}
+
+/// What a client got of each of its games, against the game's first bidder (`stored`: game,
+/// leader and receipt at a provably fair desk).
+fn check_what_the_client_got(
+    w: &mut Worker,
+    stored: &BTreeMap<i64, (String, Option<String>)>,
+    v: &mut Violations,
+) {
+    for (game, seen) in w.games.iter_mut() {
+        let Some((leader, receipt)) = stored.get(game) else {
+            continue; // reported above
+        };
+        if seen.desk == w.plain_desk {
+            if let Some(l) = seen.answer.get("leader") {
+                v.check(&l.to_string() == leader, || {
+                    format!("game {game}: leader {leader}, the client got {l}")
                 });
             }
-            match &seen.receipt {
-                Some(r) => v.check(r == &stored, || {
-                    format!("game {game}: receipt {r}, now {stored}")
-                }),
-                None => seen.receipt = Some(stored.clone()),
-            }
-            let round = stored["round"].as_i64().unwrap() as i32;
-            let shown = w.fair.commitments.get(&round);
-            v.check(
-                shown.map(String::as_str) == stored["commitment"].as_str(),
-                || {
-                    format!(
-                        "game {game}: commitment {}, the clients were shown {shown:?}",
-                        stored["commitment"]
-                    )
-                },
-            );
+            continue;
         }
-        // The provably fair desk: its chain, its rounds' seeds, what was revealed.
-        let desk = w.fair.desk;
-        let verify = rows(admin, &format!(
-            "SELECT count(*) FILTER (WHERE verified), count(*) FILTER (WHERE verified IS NULL),
-                    count(*) FILTER (WHERE verified IS NOT TRUE AND verified IS NOT NULL OR game_id IS NULL),
-                    string_agg(problem, '; ')
-               FROM fair_verify_desk({desk})"));
-        let in_force: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment = d.fair_commitment")).parse().unwrap();
-        let revealed_games: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment <> d.fair_commitment")).parse().unwrap();
-        v.check(verify[0][2].as_deref() == Some("0") && verify[0][0] == Some(revealed_games.to_string()) && verify[0][1] == Some(in_force.to_string()), || {
-            format!("desk {desk}: fair_verify_desk verified/unrevealed/failed {:?} (revealed games {revealed_games}, in force {in_force})", verify[0])
+        let Some(receipt) = receipt else {
+            v.0.push(format!("game {game} at desk {}: no receipt", seen.desk));
+            continue;
+        };
+        let stored: Value = serde_json::from_str(receipt).unwrap();
+        for (key, got) in seen.answer.as_object().unwrap() {
+            v.check(stored.get(key) == Some(got), || {
+                format!("game {game}: deal_cards said {key} = {got}, the receipt now {stored}")
+            });
+        }
+        match &seen.receipt {
+            Some(r) => v.check(r == &stored, || {
+                format!("game {game}: receipt {r}, now {stored}")
+            }),
+            None => seen.receipt = Some(stored.clone()),
+        }
+        let round = stored["round"].as_i64().unwrap() as i32;
+        let shown = w.fair.commitments.get(&round);
+        v.check(
+            shown.map(String::as_str) == stored["commitment"].as_str(),
+            || {
+                format!(
+                    "game {game}: commitment {}, the clients were shown {shown:?}",
+                    stored["commitment"]
+                )
+            },
+        );
+    }
+}
+
+/// A client's provably fair desk: its chain, its rounds' seeds, what was revealed.
+fn check_the_fair_desk_chain(admin: &mut Client, w: &Worker, v: &mut Violations) {
+    let desk = w.fair.desk;
+    let verify = rows(admin, &format!(
+        "SELECT count(*) FILTER (WHERE verified), count(*) FILTER (WHERE verified IS NULL),
+                count(*) FILTER (WHERE verified IS NOT TRUE AND verified IS NOT NULL OR game_id IS NULL),
+                string_agg(problem, '; ')
+           FROM fair_verify_desk({desk})"));
+    let in_force: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment = d.fair_commitment")).parse().unwrap();
+    let revealed_games: i64 = value(admin, &format!("SELECT count(*) FROM game g JOIN desk d USING (desk_id) WHERE desk_id = {desk} AND g.fair_commitment <> d.fair_commitment")).parse().unwrap();
+    v.check(verify[0][2].as_deref() == Some("0") && verify[0][0] == Some(revealed_games.to_string()) && verify[0][1] == Some(in_force.to_string()), || {
+        format!("desk {desk}: fair_verify_desk verified/unrevealed/failed {:?} (revealed games {revealed_games}, in force {in_force})", verify[0])
+    });
+    let seeds = rows(admin, &format!(
+        "SELECT round, encode(commitment, 'hex'), sha256(server_seed) = commitment, revealed_at IS NOT NULL
+           FROM fair_seed WHERE desk_id = {desk} ORDER BY round"));
+    let rounds: Vec<i32> = seeds
+        .iter()
+        .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+        .collect();
+    v.check(rounds == (1..=w.fair.round).collect::<Vec<_>>(), || {
+        format!(
+            "desk {desk}: rounds with a seed {rounds:?}, round in force {}",
+            w.fair.round
+        )
+    });
+    for r in &seeds {
+        let round: i32 = r[0].as_deref().unwrap().parse().unwrap();
+        let revealed = r[3].as_deref() == Some("t");
+        v.check(r[2].as_deref() == Some("t"), || {
+            format!("desk {desk} round {round}: the seed is not the commitment's")
         });
-        let seeds = rows(admin, &format!(
-            "SELECT round, encode(commitment, 'hex'), sha256(server_seed) = commitment, revealed_at IS NOT NULL
-               FROM fair_seed WHERE desk_id = {desk} ORDER BY round"));
-        let rounds: Vec<i32> = seeds
-            .iter()
-            .map(|r| r[0].as_deref().unwrap().parse().unwrap())
-            .collect();
-        v.check(rounds == (1..=w.fair.round).collect::<Vec<_>>(), || {
+        v.check(
+            w.fair.commitments.get(&round).map(String::as_str) == r[1].as_deref(),
+            || {
+                format!(
+                    "desk {desk} round {round}: commitment {:?}, clients were shown {:?}",
+                    r[1],
+                    w.fair.commitments.get(&round)
+                )
+            },
+        );
+        v.check(revealed == w.fair.revealed.contains(&round), || {
             format!(
-                "desk {desk}: rounds with a seed {rounds:?}, round in force {}",
-                w.fair.round
+                "desk {desk} round {round}: revealed {revealed}, clients saw {:?}",
+                w.fair.revealed
             )
         });
-        for r in &seeds {
-            let round: i32 = r[0].as_deref().unwrap().parse().unwrap();
-            let revealed = r[3].as_deref() == Some("t");
-            v.check(r[2].as_deref() == Some("t"), || {
-                format!("desk {desk} round {round}: the seed is not the commitment's")
-            });
-            v.check(
-                w.fair.commitments.get(&round).map(String::as_str) == r[1].as_deref(),
-                || {
-                    format!(
-                        "desk {desk} round {round}: commitment {:?}, clients were shown {:?}",
-                        r[1],
-                        w.fair.commitments.get(&round)
-                    )
-                },
-            );
-            v.check(revealed == w.fair.revealed.contains(&round), || {
-                format!(
-                    "desk {desk} round {round}: revealed {revealed}, clients saw {:?}",
-                    w.fair.revealed
-                )
-            });
-        }
     }
-    // The game server reads every revealed seed and no unrevealed one.
+}
+
+/// The game server reads every revealed seed and no unrevealed one.
+fn check_the_game_servers_reads(game_server: &mut Client, workers: &[Worker], v: &mut Violations) {
     let seen_by_server = rows(game_server, "SELECT count(*) FILTER (WHERE revealed_at IS NULL AND server_seed IS NOT NULL),
                                                    count(*) FILTER (WHERE revealed_at IS NOT NULL AND server_seed IS NULL)
                                               FROM fair_commitment");
@@ -968,7 +1041,11 @@ fn check_tables(
             )
         });
     }
-    // Every queue: its tape, each track once, positions in bounds, its up next list.
+}
+
+/// Every queue: its tape, each track once, positions in bounds, its up next list; its
+/// answers, and a copy of it stepped on and back.
+fn check_queue_tapes(admin: &mut Client, v: &mut Violations) {
     let bad = ints(admin,
         "SELECT q.queue_id FROM shuffle_queue q
           WHERE NOT (q.history <= q.tracks AND q.behind <= q.history
@@ -1019,7 +1096,10 @@ fn check_tables(
             Err(e) => v.0.push(format!("queue {id}: {}", error_text(&e))),
         }
     }
-    // Sequences ahead of every id.
+}
+
+/// Sequences ahead of every id.
+fn check_sequences(admin: &mut Client, v: &mut Violations) {
     let behind = rows(admin,
         "WITH s AS (SELECT 'game' AS name, CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next_id,
                            greatest((SELECT max(game_id) FROM game), (SELECT max(game_id) FROM bid_record), (SELECT max(cur_game_id) FROM desk)) AS largest

@@ -5,6 +5,7 @@
 //! steps going on with the numbering where it was.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use postgres::{Client, SimpleQueryMessage};
 
@@ -134,37 +135,12 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     old.start();
     let mut client = old.database_with_dealcards("upgraded");
     populate(&mut client);
-    // An index of the user's own on an extension table, made where allowed: pg_dump would not
-    // keep it, pg_upgrade does (docs/operations.md).
-    for sql in [
-        "SET dealcards.allow_own_objects = on",
-        "CREATE INDEX users_own_index ON game (dealt_at)",
-        "RESET dealcards.allow_own_objects",
-        // What a DBA tunes on a hot table (kept by a dump through dealcards_table_setting).
-        "ALTER TABLE game SET (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.02)",
-        "ALTER TABLE game ALTER COLUMN desk_id SET STATISTICS 300",
-    ] {
-        client.batch_execute(sql).unwrap();
-    }
-
-    // Every function is called here, or after the upgrade among the writers.
-    let functions = callable_functions(&mut client);
-    let covered: BTreeSet<String> = calls()
-        .iter()
-        .map(|(f, _)| f.to_string())
-        .chain(WRITERS.iter().map(|f| f.to_string()))
-        .collect();
-    let missed: Vec<&String> = functions.difference(&covered).collect();
-    assert!(
-        missed.is_empty(),
-        "functions this test does not call: {missed:?}"
-    );
+    tune_and_check_every_function_is_called(&mut client);
 
     // The provably fair desk: 3 games of a revealed round verified, 3 of the round in force not
     // revealed yet.
     assert_eq!(verify_desk(&mut client, 10), (6, 3, 3, 0));
-    let token = "SELECT token::text FROM dealcards_instance";
-    let token_before = value(&mut client, token);
+    let token_before = value(&mut client, TOKEN);
     let outputs_before = outputs(&mut client);
     // After the calls: shuffle_queue_upcoming keeps the steps it drew, which the upgrade keeps
     // too (and the same call then shows them again).
@@ -180,6 +156,52 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
 
     // The new cluster, initialized as the old one was, and pg_upgrade between them.
     let mut new = Cluster::init(&to, "upgrade-to", &[]);
+    pg_upgrade(&old, &new, &from, &to);
+    new.start();
+    let mut client = new.connect("upgraded");
+    check_everything_came_over(&mut client, &rows_before, &token_before, &outputs_before);
+
+    // Writing goes on: the next game takes the next id, the round in force deals on and
+    // verifies after its reveal, a new round, and the queues.
+    check_the_desks_and_a_queue_go_on(&mut client, next_game);
+    check_the_seeded_queue_goes_on(&mut client);
+    check_the_albums_and_the_version(&mut client);
+}
+
+/// What the server's token is read with.
+const TOKEN: &str = "SELECT token::text FROM dealcards_instance";
+
+/// An index of the user's own on an extension table, made where allowed: pg_dump would not
+/// keep it, pg_upgrade does (docs/operations.md); what a DBA tunes on a hot table. Then: every
+/// function is called here, or after the upgrade among the writers.
+fn tune_and_check_every_function_is_called(client: &mut Client) {
+    for sql in [
+        "SET dealcards.allow_own_objects = on",
+        "CREATE INDEX users_own_index ON game (dealt_at)",
+        "RESET dealcards.allow_own_objects",
+        // What a DBA tunes on a hot table (kept by a dump through dealcards_table_setting).
+        "ALTER TABLE game SET (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.02)",
+        "ALTER TABLE game ALTER COLUMN desk_id SET STATISTICS 300",
+    ] {
+        client.batch_execute(sql).unwrap();
+    }
+
+    // Every function is called here, or after the upgrade among the writers.
+    let functions = callable_functions(client);
+    let covered: BTreeSet<String> = calls()
+        .iter()
+        .map(|(f, _)| f.to_string())
+        .chain(WRITERS.iter().map(|f| f.to_string()))
+        .collect();
+    let missed: Vec<&String> = functions.difference(&covered).collect();
+    assert!(
+        missed.is_empty(),
+        "functions this test does not call: {missed:?}"
+    );
+}
+
+/// pg_upgrade from the old cluster's files (made by `from`) to the new one's (`to`).
+fn pg_upgrade(old: &Cluster, new: &Cluster, from: &Path, to: &Path) {
     let (old_data, new_data) = (
         old.data.display().to_string(),
         new.data.display().to_string(),
@@ -208,19 +230,25 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         ],
         &new.dir,
     );
-    new.start();
-    let mut client = new.connect("upgraded");
+}
 
+/// The rows, the token, the user's index and tuning, and every function's output came over.
+fn check_everything_came_over(
+    client: &mut Client,
+    rows_before: &BTreeMap<String, String>,
+    token_before: &str,
+    outputs_before: &BTreeMap<String, String>,
+) {
     assert_eq!(
-        snapshot(&mut client),
-        rows_before,
+        snapshot(client),
+        *rows_before,
         "the extension's rows and sequences"
     );
     // The server's token comes over with the files: the round in force deals on.
-    assert_eq!(value(&mut client, token), token_before);
+    assert_eq!(value(client, TOKEN), token_before);
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT count(*) FROM pg_index WHERE indexrelid = to_regclass('users_own_index')
                 AND indrelid = 'game'::regclass AND indisvalid"
         ),
@@ -229,7 +257,7 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT c.reloptions::text || ' ' || a.attstattarget
                FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'desk_id'
               WHERE c.oid = 'game'::regclass"
@@ -237,51 +265,50 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
         "{fillfactor=85,autovacuum_vacuum_scale_factor=0.02} 300",
         "the storage parameters and statistics target of game"
     );
-    let outputs_after = outputs(&mut client);
-    for (sql, before) in &outputs_before {
+    let outputs_after = outputs(client);
+    for (sql, before) in outputs_before {
         assert_eq!(outputs_after.get(sql), Some(before), "{sql}");
     }
     assert_eq!(outputs_after.len(), outputs_before.len());
+}
 
-    // Writing goes on: the next game takes the next id, the round in force deals on and
-    // verifies after its reveal, a new round, and the queues.
-    assert_eq!(game_of(&deal(&mut client, 1)), next_game);
-    deal(&mut client, 10);
-    rows(&mut client, "SELECT * FROM fair_reveal(10)");
-    assert_eq!(verify_desk(&mut client, 10), (7, 7, 0, 0));
-    set_seeds(&mut client, 10, "after the upgrade");
-    deal(&mut client, 10);
-    rows(&mut client, "SELECT * FROM fair_mode_off(10)");
-    assert_eq!(verify_desk(&mut client, 10), (8, 8, 0, 0));
-    let played: i64 = value(&mut client, "SELECT shuffle_queue_next(1)")
+/// The next game takes the next id, the round in force deals on and verifies after its
+/// reveal, a new round; queue 1 plays on, and a new queue is made and dropped.
+fn check_the_desks_and_a_queue_go_on(client: &mut Client, next_game: i64) {
+    assert_eq!(game_of(&deal(client, 1)), next_game);
+    deal(client, 10);
+    rows(client, "SELECT * FROM fair_reveal(10)");
+    assert_eq!(verify_desk(client, 10), (7, 7, 0, 0));
+    set_seeds(client, 10, "after the upgrade");
+    deal(client, 10);
+    rows(client, "SELECT * FROM fair_mode_off(10)");
+    assert_eq!(verify_desk(client, 10), (8, 8, 0, 0));
+    let played: i64 = value(client, "SELECT shuffle_queue_next(1)")
         .parse()
         .unwrap();
     assert!((1..=40).contains(&played));
     assert_eq!(
-        value(&mut client, "SELECT shuffle_queue_prev(1) IS NOT NULL"),
+        value(client, "SELECT shuffle_queue_prev(1) IS NOT NULL"),
         "t"
     );
     assert_eq!(
-        value(&mut client, "SELECT shuffle_queue_current(1) IS NOT NULL"),
+        value(client, "SELECT shuffle_queue_current(1) IS NOT NULL"),
         "t"
     );
-    assert_eq!(value(&mut client, "SELECT shuffle_queue_add(1, 41)"), "41");
+    assert_eq!(value(client, "SELECT shuffle_queue_add(1, 41)"), "41");
+    assert_eq!(value(client, "SELECT shuffle_queue_remove(1, 41)"), "40");
     assert_eq!(
-        value(&mut client, "SELECT shuffle_queue_remove(1, 41)"),
-        "40"
-    );
-    assert_eq!(
-        value(
-            &mut client,
-            "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[])"
-        ),
+        value(client, "SELECT shuffle_queue_create(ARRAY[1, 2]::bigint[])"),
         "6"
     );
-    rows(&mut client, "SELECT shuffle_queue_drop(6)");
-    // The seeded queue spread by artist goes on as its saved state says: a copy restored
-    // before the upgrade's new steps plays what the queue plays.
+    rows(client, "SELECT shuffle_queue_drop(6)");
+}
+
+/// The seeded queue spread by artist goes on as its saved state says: a copy restored
+/// before the upgrade's new steps plays what the queue plays.
+fn check_the_seeded_queue_goes_on(client: &mut Client) {
     let copy = value(
-        &mut client,
+        client,
         "SELECT shuffle_queue_restore(shuffle_queue_save(3))",
     );
     let steps = |client: &mut Client, queue: &str| {
@@ -293,77 +320,78 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
             ),
         )
     };
-    let (played, copied) = (steps(&mut client, "3"), steps(&mut client, &copy));
+    let (played, copied) = (steps(client, "3"), steps(client, &copy));
     assert_eq!(played, copied);
     assert!(played.starts_with("{12,"), "up next first: {played}");
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT shuffle_queue_play_next(3, ARRAY[1]::bigint[])"
         ),
         "1"
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT shuffle_queue_play_later(3, ARRAY[2]::bigint[])"
         ),
         "2"
     );
     assert_eq!(
-        value(&mut client, "SELECT shuffle_queue_up_next(3)::text"),
+        value(client, "SELECT shuffle_queue_up_next(3)::text"),
         "{1,2}"
     );
-    assert_eq!(
-        value(&mut client, "SELECT shuffle_queue_clear_up_next(3)"),
-        "2"
-    );
-    assert_eq!(value(&mut client, "SELECT shuffle_queue_jump(3, 4)"), "4");
+    assert_eq!(value(client, "SELECT shuffle_queue_clear_up_next(3)"), "2");
+    assert_eq!(value(client, "SELECT shuffle_queue_jump(3, 4)"), "4");
     // Skipped without counting, 4 stays in the history: Previous returns to it.
-    value(&mut client, "SELECT shuffle_queue_skip(3)");
-    assert_eq!(value(&mut client, "SELECT shuffle_queue_prev(3)"), "4");
-    value(&mut client, "SELECT shuffle_queue_next(3)");
+    value(client, "SELECT shuffle_queue_skip(3)");
+    assert_eq!(value(client, "SELECT shuffle_queue_prev(3)"), "4");
+    value(client, "SELECT shuffle_queue_next(3)");
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT shuffle_queue_skip_when_shuffling(3, 11, false)"
         ),
         "12"
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT shuffle_queue_add(4, 9, 5) = 4 AND shuffle_queue_next(4) BETWEEN 1 AND 9"
         ),
         "t"
     );
-    assert_ne!(value(&mut client, "SELECT shuffle_queue_forget(7)"), "0");
-    // The queue of albums (5) plays the tracks it showed before the upgrade; a new one plays.
+    assert_ne!(value(client, "SELECT shuffle_queue_forget(7)"), "0");
+}
+
+/// The queue of albums (5) plays the tracks it showed before the upgrade; a new one plays; the
+/// extension is at the default version.
+fn check_the_albums_and_the_version(client: &mut Client) {
     let promised = value(
-        &mut client,
+        client,
         "SELECT array_agg(track ORDER BY place)::text FROM shuffle_queue_upcoming(5, 6)",
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT array_agg(shuffle_queue_next(5) ORDER BY g)::text FROM generate_series(1, 6) g"
         ),
         promised
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT shuffle_queue_next(shuffle_queue_new_albums(ARRAY[7, 8]::bigint[], ARRAY['a', 'a']))"
         ),
         "7"
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT extversion FROM pg_extension WHERE extname = 'dealcards'"
         ),
         value(
-            &mut client,
+            client,
             "SELECT default_version FROM pg_available_extensions WHERE name = 'dealcards'"
         )
     );

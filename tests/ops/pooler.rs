@@ -103,6 +103,14 @@ fn work_through_pool(mode: &str) {
     .parse()
     .unwrap();
 
+    let seen = run_the_clients(&bouncer, queue);
+    check_the_deals(&mut direct, &seen);
+    check_fair_games_and_picks(&mut direct, &seen, queue);
+    check_the_other_steps(&bouncer, &mut direct, queue);
+}
+
+/// CLIENTS clients through the pool, started together, each doing its work; what each saw.
+fn run_the_clients(bouncer: &Bouncer, queue: i64) -> Vec<Seen> {
     let start = Arc::new(Barrier::new(CLIENTS));
     let handles: Vec<_> = (0..CLIENTS)
         .map(|index| {
@@ -114,9 +122,12 @@ fn work_through_pool(mode: &str) {
             })
         })
         .collect();
-    let seen: Vec<Seen> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
 
-    // The clients shared the pool's server connections.
+/// The clients shared the pool's server connections; every plain deal is a game of its own,
+/// whole.
+fn check_the_deals(direct: &mut Client, seen: &[Seen]) {
     let pids: HashSet<i32> = seen
         .iter()
         .flat_map(|s| s.deals.iter().map(|d| d.2))
@@ -140,7 +151,7 @@ fn work_through_pool(mode: &str) {
         "a game id was returned twice"
     );
     let checks = &rows(
-        &mut direct,
+        direct,
         &format!(
             "SELECT count(*),
                     count(*) FILTER (WHERE (SELECT array_agg(c ORDER BY c)
@@ -165,11 +176,13 @@ fn work_through_pool(mode: &str) {
         Some(SHARED_DESKS.to_string().as_str()),
         "desks pointing at their newest game"
     );
+}
 
-    // Every provably fair game verifies, its round revealed.
+/// Every provably fair game verifies, its round revealed.
+fn check_fair_games_and_picks(direct: &mut Client, seen: &[Seen], queue: i64) {
     for (index, s) in seen.iter().enumerate() {
         assert_eq!(s.fair_games.len(), 4);
-        assert_eq!(verify_desk(&mut direct, 100 + index as i32), (4, 4, 0, 0));
+        assert_eq!(verify_desk(direct, 100 + index as i32), (4, 4, 0, 0));
     }
 
     // The queue's picks: each step got the next one, none twice (fewer picks than the window),
@@ -182,7 +195,7 @@ fn work_through_pool(mode: &str) {
         "a track was picked twice"
     );
     let played: BTreeSet<i64> = rows(
-        &mut direct,
+        direct,
         &format!(
             "SELECT t.track FROM shuffle_queue q JOIN shuffle_queue_track t USING (queue_id)
               WHERE q.queue_id = {queue} AND q.behind = 0
@@ -193,21 +206,26 @@ fn work_through_pool(mode: &str) {
     .map(|r| r[0].as_ref().unwrap().parse().unwrap())
     .collect();
     assert_eq!(played, picked);
+}
 
-    // The other steps, through the pool.
+/// The other steps, through the pool.
+fn check_the_other_steps(bouncer: &Bouncer, direct: &mut Client, queue: i64) {
     let mut client = bouncer.connect("pooled");
-    let previous = value(&mut client, &format!("SELECT shuffle_queue_prev({queue})"));
+    check_previous_look_ahead_and_skip(bouncer, &mut client, queue);
+    check_albums_and_changes(bouncer, &mut client, direct, queue);
+}
+
+/// Previous, then a look-ahead through the pool that promises every client, and a skip.
+fn check_previous_look_ahead_and_skip(bouncer: &Bouncer, client: &mut Client, queue: i64) {
+    let previous = value(client, &format!("SELECT shuffle_queue_prev({queue})"));
     assert_eq!(
-        value(
-            &mut client,
-            &format!("SELECT shuffle_queue_current({queue})")
-        ),
+        value(client, &format!("SELECT shuffle_queue_current({queue})")),
         previous
     );
     // A look-ahead through the pool promises every client: the next presses, each by a client
     // of its own, play what it showed (the replay after Previous, then the shuffle's).
     let shown: Vec<String> = rows(
-        &mut client,
+        client,
         &format!("SELECT track FROM shuffle_queue_upcoming({queue}, 6) ORDER BY place"),
     )
     .iter()
@@ -226,10 +244,7 @@ fn work_through_pool(mode: &str) {
         "the tracks a look-ahead through the pool showed"
     );
     // A skip through the pool keeps the skipped track in the history for another client.
-    let skipped = value(
-        &mut client,
-        &format!("SELECT shuffle_queue_current({queue})"),
-    );
+    let skipped = value(client, &format!("SELECT shuffle_queue_current({queue})"));
     let after = value(
         &mut bouncer.connect("pooled"),
         &format!("SELECT shuffle_queue_skip({queue})"),
@@ -242,15 +257,24 @@ fn work_through_pool(mode: &str) {
         ),
         skipped
     );
-    // A queue of whole albums: what a look-ahead showed, other clients play.
+}
+
+/// A queue of whole albums: what a look-ahead showed, other clients play; then a track added
+/// and removed, and the queue dropped.
+fn check_albums_and_changes(
+    bouncer: &Bouncer,
+    client: &mut Client,
+    direct: &mut Client,
+    queue: i64,
+) {
     let albums = value(
-        &mut client,
+        client,
         "SELECT shuffle_queue_new_albums(ARRAY(SELECT generate_series(1, 20)::bigint),
                 ARRAY(SELECT (g / 4)::text FROM generate_series(1, 20) g),
                 ARRAY(SELECT (g / 8)::text FROM generate_series(1, 20) g))",
     );
     let shown: Vec<String> = rows(
-        &mut client,
+        client,
         &format!("SELECT track FROM shuffle_queue_upcoming({albums}, 10) ORDER BY place"),
     )
     .iter()
@@ -266,23 +290,20 @@ fn work_through_pool(mode: &str) {
         .collect();
     assert_eq!(pressed, shown, "a queue of albums through the pool");
     assert_eq!(
-        value(
-            &mut client,
-            &format!("SELECT shuffle_queue_add({queue}, 5000)")
-        ),
+        value(client, &format!("SELECT shuffle_queue_add({queue}, 5000)")),
         (QUEUE_TRACKS + 1).to_string()
     );
     assert_eq!(
         value(
-            &mut client,
+            client,
             &format!("SELECT shuffle_queue_remove({queue}, 5000)")
         ),
         QUEUE_TRACKS.to_string()
     );
-    rows(&mut client, &format!("SELECT shuffle_queue_drop({queue})"));
+    rows(client, &format!("SELECT shuffle_queue_drop({queue})"));
     assert_eq!(
         value(
-            &mut direct,
+            direct,
             &format!("SELECT count(*) FROM shuffle_queue_track WHERE queue_id = {queue}")
         ),
         "0"

@@ -89,39 +89,7 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
     let mut publisher = old_primary.database_with_dealcards("shop");
     populate(&mut publisher);
 
-    // Every table of the extension, as the docs' publication names them, but what each server
-    // keeps of its own: the settings its ALTER TABLEs set (dealcards_table_setting), and its
-    // token (dealcards_instance), which its rounds record.
-    let own = ["dealcards_table_setting", "dealcards_instance"];
-    let tables: Vec<String> = member_relations(&mut publisher)
-        .into_iter()
-        .filter(|(name, kind)| kind == "r" && !own.iter().any(|o| name.ends_with(o)))
-        .map(|(name, _)| name)
-        .collect();
-    let (documented_publication, shows_sequences) = documented();
-    for table in own {
-        assert!(
-            !documented_publication.contains(table),
-            "docs/operations.md publishes {table}"
-        );
-    }
-    for table in &tables {
-        let bare = table.rsplit('.').next().unwrap();
-        assert!(
-            documented_publication
-                .split([' ', ','])
-                .any(|word| word == bare),
-            "docs/operations.md does not publish {bare}: {documented_publication}"
-        );
-    }
-    assert!(
-        shows_sequences,
-        "docs/operations.md does not show SEQUENCES_FROM_DATA"
-    );
-    // The docs' statement itself: it names no table the extension lacks.
-    publisher
-        .batch_execute(&documented_publication)
-        .unwrap_or_else(|e| panic!("docs/operations.md's publication: {e}"));
+    publish_as_documented(&mut publisher);
 
     // The subscriber: the extension created, its tables filled by the subscription.
     let mut subscriber = standby.database_with_dealcards("shop");
@@ -161,8 +129,52 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
         .unwrap();
     drop(publisher);
     old_primary.stop();
+    check_the_sequences_are_set_from_the_data(&mut subscriber, old_max);
+
+    deal_on_the_new_primary(&mut subscriber, old_max);
+}
+
+/// Every table of the extension, as the docs' publication names them, but what each server
+/// keeps of its own: the settings its ALTER TABLEs set (dealcards_table_setting), and its
+/// token (dealcards_instance), which its rounds record. The docs' statement itself names no
+/// table the extension lacks.
+fn publish_as_documented(publisher: &mut postgres::Client) {
+    let own = ["dealcards_table_setting", "dealcards_instance"];
+    let tables: Vec<String> = member_relations(publisher)
+        .into_iter()
+        .filter(|(name, kind)| kind == "r" && !own.iter().any(|o| name.ends_with(o)))
+        .map(|(name, _)| name)
+        .collect();
+    let (documented_publication, shows_sequences) = documented();
+    for table in own {
+        assert!(
+            !documented_publication.contains(table),
+            "docs/operations.md publishes {table}"
+        );
+    }
+    for table in &tables {
+        let bare = table.rsplit('.').next().unwrap();
+        assert!(
+            documented_publication
+                .split([' ', ','])
+                .any(|word| word == bare),
+            "docs/operations.md does not publish {bare}: {documented_publication}"
+        );
+    }
+    assert!(
+        shows_sequences,
+        "docs/operations.md does not show SEQUENCES_FROM_DATA"
+    );
+    publisher
+        .batch_execute(&documented_publication)
+        .unwrap_or_else(|e| panic!("docs/operations.md's publication: {e}"));
+}
+
+/// The sequences set from the data, each past the largest id the old primary gave; run again,
+/// it changes nothing.
+fn check_the_sequences_are_set_from_the_data(subscriber: &mut postgres::Client, old_max: i64) {
     let set = rows(
-        &mut subscriber,
+        subscriber,
         "SELECT sequence::text, largest_id::text, next_id::text FROM dealcards_sync_sequences()",
     );
     assert_eq!(set.len(), 3, "{set:?}");
@@ -178,14 +190,15 @@ fn a_subscriber_verifies_takes_over_and_deals_on_with_new_ids() {
     // Run again, it changes nothing.
     assert_eq!(
         rows(
-            &mut subscriber,
+            subscriber,
             "SELECT sequence::text, largest_id::text, next_id::text FROM dealcards_sync_sequences()"
         ),
         set
     );
+}
 
-    // Deals on the new primary: new ids, above the old primary's, unique.
-    let new_primary = &mut subscriber;
+/// Deals on the new primary: new ids, above the old primary's, unique.
+fn deal_on_the_new_primary(new_primary: &mut postgres::Client, old_max: i64) {
     let mut games = Vec::new();
     for desk in 1..=3 {
         games.push(game_of(&deal(new_primary, desk)));

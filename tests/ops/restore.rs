@@ -173,23 +173,54 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM table_talk",
     );
     // The tracks queue 1 promised (a replay, then steps drawn ahead): a restored copy plays them.
-    let promised_sql = "SELECT string_agg(track::text, ' ' ORDER BY place)
-                          FROM shuffle_queue_upcoming(1, 8)";
-    let promised = value(&mut source, promised_sql);
+    let promised = value(&mut source, PROMISED_SQL);
     // Nothing for a parallel restore to break: no key joins the extension's tables.
     assert_eq!(
         foreign_keys(&mut source),
         Vec::new(),
         "a foreign key between dealcards' tables: pg_restore -j may load its rows first"
     );
+    drop(source);
 
-    // Serial restores, custom and directory format, into new databases.
-    for (archive, dbname) in [(&custom, "serial_c"), (&directory, "serial_d")] {
-        create_database(&cluster, dbname);
-        restore(&bin, &cluster, &["-d", dbname], archive);
-        let mut restored = cluster.connect(dbname);
-        assert_same(&mut restored, &expected, dbname);
-        assert_users_table_and_nothing_to_mend(&mut restored, &talk, dbname);
+    let dumped = Dumped {
+        bin: &bin,
+        cluster: &cluster,
+        custom: &custom,
+        directory: &directory,
+        expected: &expected,
+        talk: &talk,
+    };
+    serial_restores(&dumped);
+    plain_text_restore(&dumped);
+    let parallel = parallel_restores(&dumped, &promised) + clean_restores(&dumped);
+    assert_eq!(parallel, 20, "parallel restores");
+}
+
+/// The tracks queue 1 will play next.
+const PROMISED_SQL: &str = "SELECT string_agg(track::text, ' ' ORDER BY place)
+                          FROM shuffle_queue_upcoming(1, 8)";
+
+/// The dumps of database src and what its restores must hold.
+struct Dumped<'a> {
+    bin: &'a Path,
+    cluster: &'a Cluster,
+    /// The dump in custom format.
+    custom: &'a PathBuf,
+    /// The dump in directory format.
+    directory: &'a PathBuf,
+    expected: &'a State,
+    /// The user's own table's rows, as assert_users_table_and_nothing_to_mend takes them.
+    talk: &'a str,
+}
+
+/// Serial restores, custom and directory format, into new databases.
+fn serial_restores(d: &Dumped) {
+    for (archive, dbname) in [(d.custom, "serial_c"), (d.directory, "serial_d")] {
+        create_database(d.cluster, dbname);
+        restore(d.bin, d.cluster, &["-d", dbname], archive);
+        let mut restored = d.cluster.connect(dbname);
+        assert_same(&mut restored, d.expected, dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, d.talk, dbname);
         // The user's own index on an extension table is not in the dump (docs say so).
         assert_eq!(
             value(
@@ -204,45 +235,50 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
     }
+}
 
-    // A plain-text dump, run by psql.
-    let plain = cluster.dir.join("src.sql");
-    dump(&bin, &cluster, "src", "p", &plain);
-    create_database(&cluster, "plain_sql");
-    let mut command = cluster.client_tool(&bin, "psql");
+/// A plain-text dump, run by psql.
+fn plain_text_restore(d: &Dumped) {
+    let plain = d.cluster.dir.join("src.sql");
+    dump(d.bin, d.cluster, "src", "p", &plain);
+    create_database(d.cluster, "plain_sql");
+    let mut command = d.cluster.client_tool(d.bin, "psql");
     command
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "plain_sql", "-f"])
         .arg(&plain);
     run(command);
-    let mut restored = cluster.connect("plain_sql");
-    assert_same(&mut restored, &expected, "plain_sql");
-    assert_users_table_and_nothing_to_mend(&mut restored, &talk, "plain_sql");
+    let mut restored = d.cluster.connect("plain_sql");
+    assert_same(&mut restored, d.expected, "plain_sql");
+    assert_users_table_and_nothing_to_mend(&mut restored, d.talk, "plain_sql");
+}
 
-    // Parallel restores into new databases: -j 1, then 16 with 4 and 8 jobs, both formats. Each
-    // database is dropped once checked, so that the cluster's disk holds two at a time.
+/// Parallel restores into new databases: -j 1, then 16 with 4 and 8 jobs, both formats. Each
+/// database is dropped once checked, so that the cluster's disk holds two at a time. The
+/// restores with more than one job.
+fn parallel_restores(d: &Dumped, promised: &str) -> usize {
     let mut parallel = 0;
-    let mut runs = vec![("1", &custom, "c"), ("1", &directory, "d")];
+    let mut runs = vec![("1", d.custom, "c"), ("1", d.directory, "d")];
     for _ in 0..4 {
         for jobs in ["4", "8"] {
-            runs.push((jobs, &custom, "c"));
-            runs.push((jobs, &directory, "d"));
+            runs.push((jobs, d.custom, "c"));
+            runs.push((jobs, d.directory, "d"));
         }
     }
     for (n, (jobs, archive, format)) in runs.into_iter().enumerate() {
         let dbname = format!("parallel_{format}_{jobs}_{n}");
-        create_database(&cluster, &dbname);
-        restore(&bin, &cluster, &["-j", jobs, "-d", &dbname], archive);
-        let mut restored = cluster.connect(&dbname);
-        assert_same(&mut restored, &expected, &dbname);
-        assert_users_table_and_nothing_to_mend(&mut restored, &talk, &dbname);
-        assert_eq!(value(&mut restored, promised_sql), promised, "{dbname}");
+        create_database(d.cluster, &dbname);
+        restore(d.bin, d.cluster, &["-j", jobs, "-d", &dbname], archive);
+        let mut restored = d.cluster.connect(&dbname);
+        assert_same(&mut restored, d.expected, &dbname);
+        assert_users_table_and_nothing_to_mend(&mut restored, d.talk, &dbname);
+        assert_eq!(value(&mut restored, PROMISED_SQL), promised, "{dbname}");
         let first = value(&mut restored, "SELECT shuffle_queue_next(1)");
         assert_eq!(Some(first.as_str()), promised.split(' ').next(), "{dbname}");
         let last = value(&mut restored, "SELECT max(game_id) FROM game");
         let next = game_of(&deal(&mut restored, 1));
         assert!(next > last.parse::<i64>().unwrap(), "{dbname}: game {next}");
         drop(restored);
-        cluster
+        d.cluster
             .connect("postgres")
             .batch_execute(&format!("DROP DATABASE {dbname}"))
             .unwrap();
@@ -250,17 +286,20 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
             parallel += 1;
         }
     }
+    parallel
+}
 
-    // --clean --if-exists over the database the dump came from, after changes to it: serially,
-    // then with 4 and 8 jobs from both formats.
-    drop(source);
-    let mut cleans: Vec<(Vec<&str>, &PathBuf)> = vec![(vec![], &custom)];
+/// --clean --if-exists over the database the dump came from, after changes to it: serially,
+/// then with 4 and 8 jobs from both formats. The restores with more than one job.
+fn clean_restores(d: &Dumped) -> usize {
+    let mut parallel = 0;
+    let mut cleans: Vec<(Vec<&str>, &PathBuf)> = vec![(vec![], d.custom)];
     for jobs in ["4", "8"] {
-        cleans.push((vec!["-j", jobs], &custom));
-        cleans.push((vec!["-j", jobs], &directory));
+        cleans.push((vec!["-j", jobs], d.custom));
+        cleans.push((vec!["-j", jobs], d.directory));
     }
     for (jobs, archive) in cleans {
-        let mut source = cluster.connect("src");
+        let mut source = d.cluster.connect("src");
         for sql in [
             "SELECT count(deal_cards(d)) FROM generate_series(100, 120) d",
             "DELETE FROM table_talk WHERE desk_id BETWEEN 300 AND 310",
@@ -274,15 +313,15 @@ fn every_restore_serial_or_parallel_keeps_every_row() {
         let what = format!("--clean --if-exists {jobs:?} {}", archive.display());
         let mut args = vec!["--clean", "--if-exists", "-d", "src"];
         args.extend(jobs.iter());
-        restore(&bin, &cluster, &args, archive);
-        let mut source = cluster.connect("src");
-        assert_same(&mut source, &expected, &what);
-        assert_users_table_and_nothing_to_mend(&mut source, &talk, &what);
+        restore(d.bin, d.cluster, &args, archive);
+        let mut source = d.cluster.connect("src");
+        assert_same(&mut source, d.expected, &what);
+        assert_users_table_and_nothing_to_mend(&mut source, d.talk, &what);
         if !jobs.is_empty() {
             parallel += 1;
         }
     }
-    assert_eq!(parallel, 20, "parallel restores");
+    parallel
 }
 
 #[test]
@@ -346,40 +385,7 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
     let (unrevealed, revealed) = (seeds(&mut source, false), seeds(&mut source, true));
     assert!(!unrevealed.is_empty() && !revealed.is_empty());
     let archive = cluster.dir.join("backup-role.dump");
-    let by_backup = |extra: &[&str]| {
-        let mut command = cluster.client_tool(&bin, "pg_dump");
-        command
-            .env("PGUSER", "backup")
-            .args(extra)
-            .args(["-F", "c", "-f"])
-            .arg(&archive)
-            .arg("src");
-        command.output().unwrap()
-    };
-    let refused = by_backup(&[]);
-    assert!(
-        !refused.status.success()
-            && String::from_utf8_lossy(&refused.stderr).contains("row-level security"),
-        "pg_dump as the backup role without --enable-row-security: {refused:?}"
-    );
-    let dumped = by_backup(&["--enable-row-security"]);
-    assert!(dumped.status.success(), "{dumped:?}");
-    // What the archive holds, as text: the revealed seeds, no unrevealed one.
-    let mut text = cluster.client_tool(&bin, "pg_restore");
-    text.args(["-f", "-"]).arg(&archive);
-    let text = String::from_utf8_lossy(&run(text).stdout).into_owned();
-    for seed in &revealed {
-        assert!(
-            text.contains(seed.as_str()),
-            "a revealed seed is not in the dump"
-        );
-    }
-    for seed in &unrevealed {
-        assert!(
-            !text.contains(seed.as_str()),
-            "an unrevealed seed is in the dump"
-        );
-    }
+    dump_as_the_backup_role(&bin, &cluster, &archive, &revealed, &unrevealed);
 
     // A parallel restore of it holds the same rows as the serial one checked below.
     create_database(&cluster, "from_backup_j4");
@@ -416,9 +422,58 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
     // The ordinary desks deal on.
     let last = value(&mut restored, "SELECT max(game_id) FROM game");
     assert!(game_of(&deal(&mut restored, 1)) > last.parse::<i64>().unwrap());
-    // The provably fair desk: named, refused, mended.
+    check_the_fair_desk_is_named_refused_and_mended(&mut restored);
+}
+
+/// pg_dump as the backup role: refused without --enable-row-security, and with it an archive
+/// that holds the revealed seeds and no unrevealed one.
+fn dump_as_the_backup_role(
+    bin: &Path,
+    cluster: &Cluster,
+    archive: &Path,
+    revealed: &[String],
+    unrevealed: &[String],
+) {
+    let by_backup = |extra: &[&str]| {
+        let mut command = cluster.client_tool(bin, "pg_dump");
+        command
+            .env("PGUSER", "backup")
+            .args(extra)
+            .args(["-F", "c", "-f"])
+            .arg(archive)
+            .arg("src");
+        command.output().unwrap()
+    };
+    let refused = by_backup(&[]);
+    assert!(
+        !refused.status.success()
+            && String::from_utf8_lossy(&refused.stderr).contains("row-level security"),
+        "pg_dump as the backup role without --enable-row-security: {refused:?}"
+    );
+    let dumped = by_backup(&["--enable-row-security"]);
+    assert!(dumped.status.success(), "{dumped:?}");
+    // What the archive holds, as text: the revealed seeds, no unrevealed one.
+    let mut text = cluster.client_tool(bin, "pg_restore");
+    text.args(["-f", "-"]).arg(archive);
+    let text = String::from_utf8_lossy(&run(text).stdout).into_owned();
+    for seed in revealed {
+        assert!(
+            text.contains(seed.as_str()),
+            "a revealed seed is not in the dump"
+        );
+    }
+    for seed in unrevealed {
+        assert!(
+            !text.contains(seed.as_str()),
+            "an unrevealed seed is in the dump"
+        );
+    }
+}
+
+/// The provably fair desk: named, refused, mended.
+fn check_the_fair_desk_is_named_refused_and_mended(restored: &mut Client) {
     let named = rows(
-        &mut restored,
+        restored,
         "SELECT table_name, desk_id FROM dealcards_check()",
     );
     assert_eq!(
@@ -430,13 +485,13 @@ fn a_backup_roles_dump_holds_every_row_but_the_unrevealed_seeds() {
         refused.code(),
         Some(&postgres::error::SqlState::DATA_CORRUPTED)
     );
-    let (games, verified, _, failed) = verify_desk(&mut restored, 10);
+    let (games, verified, _, failed) = verify_desk(restored, 10);
     assert_eq!((games, verified, failed), (6, 3, 3), "fair_verify_desk(10)");
-    assert!(rows(&mut restored, "SELECT * FROM fair_mode_off(10)").is_empty());
-    value(&mut restored, "SELECT fair_mode_on(10) IS NOT NULL");
-    set_seeds(&mut restored, 10, "after the restore");
-    deal(&mut restored, 10);
-    assert!(rows(&mut restored, "SELECT * FROM dealcards_check()").is_empty());
+    assert!(rows(restored, "SELECT * FROM fair_mode_off(10)").is_empty());
+    value(restored, "SELECT fair_mode_on(10) IS NOT NULL");
+    set_seeds(restored, 10, "after the restore");
+    deal(restored, 10);
+    assert!(rows(restored, "SELECT * FROM dealcards_check()").is_empty());
 }
 
 /// Every object that hangs off one of the extension's tables: (table, kind, name).
@@ -478,7 +533,17 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         )
         .unwrap();
 
-    // What pg_dump would not keep: refused, 0A000, the object named, nothing left behind.
+    check_objects_on_extension_tables_are_refused(&mut client, &shipped);
+    check_a_concurrent_index_and_an_allowed_one(&mut client);
+    make_objects_on_own_tables(&mut client);
+    check_a_restore_keeps_the_users_objects(&bin, &cluster, &mut client, &shipped);
+}
+
+/// What pg_dump would not keep: refused, 0A000, the object named, nothing left behind.
+fn check_objects_on_extension_tables_are_refused(
+    client: &mut Client,
+    shipped: &[Vec<Option<String>>],
+) {
     for (sql, named) in [
         ("CREATE INDEX own_index ON game (dealt_at)", "index own_index on game"),
         ("CREATE UNIQUE INDEX own_unique ON note (note_id)", "index own_unique on note"),
@@ -519,7 +584,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
             "{sql}: {:?}",
             db.hint()
         );
-        assert_eq!(objects_on_member_tables(&mut client), shipped, "{sql} left something");
+        assert_eq!(objects_on_member_tables(client), shipped, "{sql} left something");
     }
     // In a DO block that catches the error, too: the object is gone with the subtransaction.
     client
@@ -529,20 +594,22 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         )
         .unwrap();
     assert_eq!(
-        objects_on_member_tables(&mut client),
+        objects_on_member_tables(client),
         shipped,
         "a caught refusal left it"
     );
+}
 
-    // CREATE INDEX CONCURRENTLY has committed its index when the refusal comes: it is left
-    // behind, invalid, as the error says, and can be dropped.
+/// CREATE INDEX CONCURRENTLY has committed its index when the refusal comes: it is left
+/// behind, invalid, as the error says, and can be dropped.
+fn check_a_concurrent_index_and_an_allowed_one(client: &mut Client) {
     let error = client
         .batch_execute("CREATE INDEX CONCURRENTLY own_concurrent ON game (state_no)")
         .unwrap_err();
     assert_eq!(error.as_db_error().unwrap().code().code(), "0A000");
     assert_eq!(
         value(
-            &mut client,
+            client,
             "SELECT count(*) FILTER (WHERE NOT indisvalid) || '/' || count(*) FROM pg_index
               WHERE indexrelid = to_regclass('own_concurrent')"
         ),
@@ -562,8 +629,10 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     client
         .batch_execute("RESET dealcards.allow_own_objects")
         .unwrap();
+}
 
-    // On tables of the user's own anything goes, foreign keys to the extension's tables too.
+/// On tables of the user's own anything goes, foreign keys to the extension's tables too.
+fn make_objects_on_own_tables(client: &mut Client) {
     for sql in [
         "CREATE TABLE game_result (desk_id int, game_id bigint, winner smallint,
                                    PRIMARY KEY (desk_id, game_id),
@@ -585,7 +654,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     // A player's games read the shipped indexes.
     client.batch_execute("SET enable_seqscan = off").unwrap();
     let plan: String = rows(
-        &mut client,
+        client,
         "EXPLAIN (COSTS OFF) SELECT game_id FROM game WHERE 101 IN (p1_id, p2_id, p3_id)",
     )
     .into_iter()
@@ -595,13 +664,20 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
     for index in ["game_p1_id_idx", "game_p2_id_idx", "game_p3_id_idx"] {
         assert!(plan.contains(index), "{index} not in\n{plan}");
     }
+}
 
-    // A dump and a restore keep the user's objects on their own tables, not the one allowed on
-    // an extension table.
+/// A dump and a restore keep the user's objects on their own tables, not the one allowed on
+/// an extension table.
+fn check_a_restore_keeps_the_users_objects(
+    bin: &Path,
+    cluster: &Cluster,
+    client: &mut Client,
+    shipped: &[Vec<Option<String>>],
+) {
     let archive = cluster.dir.join("own.dump");
-    dump(&bin, &cluster, "own", "c", &archive);
-    create_database(&cluster, "own_restored");
-    let mut command = cluster.client_tool(&bin, "pg_restore");
+    dump(bin, cluster, "own", "c", &archive);
+    create_database(cluster, "own_restored");
+    let mut command = cluster.client_tool(bin, "pg_restore");
     command.args(["-d", "own_restored"]).arg(&archive);
     run(command);
     let mut restored = cluster.connect("own_restored");
@@ -610,7 +686,7 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         (
             "SELECT count(*) FROM game_result r JOIN game g USING (desk_id, game_id)
               WHERE r.winner = g.leader",
-            value(&mut client, "SELECT count(*) FROM game"),
+            value(client, "SELECT count(*) FROM game"),
         ),
         (
             "SELECT string_agg(remark, ',') FROM seat_remark",
@@ -618,13 +694,13 @@ fn objects_of_the_users_own_on_dealcards_tables_are_refused_and_those_on_theirs_
         ),
         (
             "SELECT count(*) FROM my_games",
-            value(&mut client, "SELECT count(*) FROM my_games"),
+            value(client, "SELECT count(*) FROM my_games"),
         ),
         (
             "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
               WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
             value(
-                &mut client,
+                client,
                 "SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint
                   WHERE conrelid IN ('game_result'::regclass, 'seat_remark'::regclass)",
             ),

@@ -172,7 +172,7 @@ const DISTRIBUTE: (&str, &str) = (
 
 /// What a statement gives as text (its first column of every row), or its error's SQLSTATE and
 /// message.
-fn outcome(client: &mut Client, sql: &str) -> Result<Vec<Option<String>>, (String, String)> {
+fn outcome(client: &mut Client, sql: &str) -> Outcome {
     match client.query(&format!("SELECT q::text FROM ({sql}) q"), &[]) {
         Ok(rows) => Ok(rows.iter().map(|r| r.get(0)).collect()),
         Err(e) => {
@@ -190,9 +190,33 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
     let mut on_primary = primary.database_with_dealcards("dealcards_standby");
     populate(&mut on_primary);
 
-    // Every function of the extension is one of the two lists, but what its aggregates and its
-    // types call (their support functions), its trigger and its event triggers.
-    let functions = callable_functions(&mut on_primary);
+    check_every_function_is_listed(&mut on_primary);
+
+    let on_primary_reads = read_on_the_primary(&mut on_primary);
+
+    let mut standby = Cluster::standby_of(&primary, "standby-standby");
+    standby.start();
+    let mut on_standby = standby.connect("dealcards_standby");
+    assert_eq!(value(&mut on_standby, "SELECT pg_is_in_recovery()"), "t");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while value(&mut on_standby, "SELECT count(*) FROM game")
+        != value(&mut on_primary, "SELECT count(*) FROM game")
+    {
+        assert!(Instant::now() < deadline, "the standby never caught up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    check_the_standby_reads_and_refuses(&mut on_standby, &mut on_primary, &on_primary_reads);
+
+    check_the_promoted_standby(&mut standby, &mut on_standby);
+    standby.stop();
+    primary.stop();
+}
+
+/// Every function of the extension is one of the two lists, but what its aggregates and its
+/// types call (their support functions), its trigger and its event triggers.
+fn check_every_function_is_listed(on_primary: &mut Client) {
+    let functions = callable_functions(on_primary);
     let listed: Vec<&str> = READS
         .iter()
         .chain(&WRITES)
@@ -207,41 +231,42 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
         missing.is_empty(),
         "functions this test does not call: {missing:?}"
     );
+}
 
-    // On the primary, in a READ ONLY transaction: the reads answer and take no transaction id.
+/// What a statement gives, as [`outcome`] says.
+type Outcome = Result<Vec<Option<String>>, (String, String)>;
+
+/// On the primary, in a READ ONLY transaction: the reads answer and take no transaction id.
+fn read_on_the_primary(on_primary: &mut Client) -> Vec<Vec<Option<String>>> {
     on_primary.batch_execute("BEGIN READ ONLY").unwrap();
     let mut on_primary_reads = Vec::new();
     for (function, sql) in READS {
-        let answer = outcome(&mut on_primary, sql)
+        let answer = outcome(on_primary, sql)
             .unwrap_or_else(|e| panic!("{function} on the primary, read only: {e:?}"));
         on_primary_reads.push(answer);
     }
     assert_eq!(
         value(
-            &mut on_primary,
+            on_primary,
             "SELECT pg_current_xact_id_if_assigned() IS NULL"
         ),
         "t",
         "a function that only reads took a transaction id"
     );
     on_primary.batch_execute("COMMIT").unwrap();
+    on_primary_reads
+}
 
-    let mut standby = Cluster::standby_of(&primary, "standby-standby");
-    standby.start();
-    let mut on_standby = standby.connect("dealcards_standby");
-    assert_eq!(value(&mut on_standby, "SELECT pg_is_in_recovery()"), "t");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while value(&mut on_standby, "SELECT count(*) FROM game")
-        != value(&mut on_primary, "SELECT count(*) FROM game")
-    {
-        assert!(Instant::now() < deadline, "the standby never caught up");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-
-    // Every read answers there, the seeded and stored ones as on the primary.
-    for ((function, sql), on_primary) in READS.iter().zip(&on_primary_reads) {
-        let answer = outcome(&mut on_standby, sql)
-            .unwrap_or_else(|e| panic!("{function} on the standby: {e:?}"));
+/// Every read answers on the standby, the seeded and stored ones as on the primary; every
+/// write is refused with 25006, and says where to go; the primary deals on.
+fn check_the_standby_reads_and_refuses(
+    on_standby: &mut Client,
+    on_primary: &mut Client,
+    on_primary_reads: &[Vec<Option<String>>],
+) {
+    for ((function, sql), on_primary) in READS.iter().zip(on_primary_reads) {
+        let answer =
+            outcome(on_standby, sql).unwrap_or_else(|e| panic!("{function} on the standby: {e:?}"));
         let live = matches!(
             *function,
             "deal_hands" | "sample_agg" | "shuffle_agg" | "resample_agg"
@@ -256,45 +281,36 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
     // Every write is refused with 25006, and says where to go.
     for (function, sql) in WRITES {
         let (code, message) =
-            outcome(&mut on_standby, sql).expect_err(&format!("{function} wrote on a standby"));
+            outcome(on_standby, sql).expect_err(&format!("{function} wrote on a standby"));
         assert_eq!(code, "25006", "{function}: {message}");
         assert!(message.contains("hot standby"), "{function}: {message}");
     }
-    let (code, _) = outcome(&mut on_standby, DISTRIBUTE.1).expect_err("dealcards_distribute ran");
+    let (code, _) = outcome(on_standby, DISTRIBUTE.1).expect_err("dealcards_distribute ran");
     assert_eq!(code, "55000");
     // The check can fail: the primary deals, at the provably fair desk too.
-    assert_eq!(
-        value(&mut on_primary, "SELECT (deal_cards(1)->>'desk')"),
-        "1"
-    );
-    assert_eq!(
-        value(&mut on_primary, "SELECT (deal_cards(10)->>'desk')"),
-        "10"
-    );
+    assert_eq!(value(on_primary, "SELECT (deal_cards(1)->>'desk')"), "1");
+    assert_eq!(value(on_primary, "SELECT (deal_cards(10)->>'desk')"), "10");
+}
 
-    // Promoted, the standby goes on under a new timeline: it deals nothing under the round in
-    // force it replicated (a reveal committed on the primary after the standby's last replayed
-    // record could be public while lost here) until the round is revealed here. A connection
-    // from before the promotion and a new one alike.
+/// Promoted, the standby goes on under a new timeline: it deals nothing under the round in
+/// force it replicated (a reveal committed on the primary after the standby's last replayed
+/// record could be public while lost here) until the round is revealed here. A connection
+/// from before the promotion and a new one alike.
+fn check_the_promoted_standby(standby: &mut Cluster, on_standby: &mut Client) {
     standby.promote();
     let mut new_connection = standby.connect("dealcards_standby");
-    for client in [&mut on_standby, &mut new_connection] {
+    for client in [&mut *on_standby, &mut new_connection] {
         let (code, message) =
             outcome(client, "SELECT deal_cards(10)").expect_err("dealt under the old timeline");
         assert_eq!(code, "55000", "{message}");
         assert!(message.contains("timeline"), "{message}");
     }
     // Ordinary desks deal on; the step after a restore makes the desk deal again.
-    assert_eq!(
-        value(&mut on_standby, "SELECT (deal_cards(1)->>'desk')"),
-        "1"
-    );
-    value(&mut on_standby, "SELECT count(*) FROM fair_reveal(10)");
-    set_seeds(&mut on_standby, 10, "after the promotion");
+    assert_eq!(value(on_standby, "SELECT (deal_cards(1)->>'desk')"), "1");
+    value(on_standby, "SELECT count(*) FROM fair_reveal(10)");
+    set_seeds(on_standby, 10, "after the promotion");
     assert_eq!(
         value(&mut new_connection, "SELECT (deal_cards(10)->>'nonce')"),
         "0"
     );
-    standby.stop();
-    primary.stop();
 }

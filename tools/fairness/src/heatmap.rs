@@ -118,10 +118,20 @@ pub fn draw(path: &Path, panels: &[(String, CardByPosition)]) -> Result<(), Box<
         }))?;
     }
 
-    // The legend: the colour scale from 0 to `top`, 1 marked as what a fair shuffle expects.
+    draw_legend(&legend, top)?;
+
+    root.present()?;
+    Ok(())
+}
+
+/// The legend: the colour scale from 0 to `top`, 1 marked as what a fair shuffle expects.
+fn draw_legend(
+    legend: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    top: f64,
+) -> Result<(), Box<dyn Error>> {
     let text = (FONT, 16).into_font().color(&BLACK);
     legend.draw_text("observed / expected", &text, (10, 22))?;
-    let mut scale = ChartBuilder::on(&legend)
+    let mut scale = ChartBuilder::on(legend)
         .margin_top(50)
         .margin_bottom(75)
         .margin_left(20)
@@ -153,6 +163,5 @@ pub fn draw(path: &Path, panels: &[(String, CardByPosition)]) -> Result<(), Box<
     legend.draw_text("black line: 1, what", &text, (10, bottom - 58))?;
     legend.draw_text("a fair shuffle gives", &text, (10, bottom - 38))?;
 
-    root.present()?;
     Ok(())
 }

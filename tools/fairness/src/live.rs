@@ -249,33 +249,8 @@ impl Server {
         while done < count {
             let batch = DEAL_BATCH.min(count - done);
             let mut transaction = self.client.transaction()?;
-            let desks: Vec<i32> = transaction
-                .query(
-                    &format!(
-                        "INSERT INTO {s}.desk (desk_id) \
-                         SELECT g FROM generate_series($1::int, $1::int + 100000) g \
-                          WHERE NOT EXISTS (SELECT FROM {s}.desk d WHERE d.desk_id = g) \
-                          LIMIT $2 \
-                         ON CONFLICT (desk_id) DO NOTHING RETURNING desk_id"
-                    ),
-                    &[&FIRST_SCRATCH_DESK, &SCRATCH_DESKS],
-                )?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            if desks.is_empty() {
-                return Err("no free desk id for a scratch desk".into());
-            }
+            let desks = claim_scratch_desks(&mut transaction, &s)?;
             scratch_desks = desks.len();
-            // Scratch players get ids from the bottom of bigint, one per seat.
-            transaction.execute(
-                &format!(
-                    "INSERT INTO {s}.desk_player (desk_id, player_no, player_id) \
-                     SELECT d, p, -9223372036854775807 + (d::bigint + 2147483648) * 3 + p \
-                       FROM unnest($1::int[]) d, generate_series(1, 3) p"
-                ),
-                &[&desks],
-            )?;
             let calls: Vec<i32> = (0..batch as usize)
                 .map(|k| desks[k % desks.len()])
                 .collect();
@@ -309,22 +284,9 @@ impl Server {
                 .into());
             }
             for row in rows {
-                let game: i64 = row.get(0);
+                let leader = checked_game(&row, &leaders)?;
                 let hands: [Vec<i32>; SEATS + 1] = [row.get(1), row.get(2), row.get(3), row.get(4)];
-                let leader: i16 = row.get(5);
-                let sizes: Vec<usize> = hands.iter().map(Vec::len).collect();
-                if sizes[..SEATS].iter().any(|&n| n != HAND_SIZE) {
-                    return Err(format!("game {game} has hands of {sizes:?} cards").into());
-                }
-                let deck: Vec<i32> = hands.concat();
-                destinations.record_deck(&order_of(&deck, 1, DECK_SIZE)?);
-                let returned = leaders[&game];
-                if !(1..=SEATS as i16).contains(&leader) || returned != leader as i32 {
-                    return Err(format!(
-                        "game {game}: leader {leader} in the row, {returned} returned"
-                    )
-                    .into());
-                }
+                destinations.record_deck(&order_of(&hands.concat(), 1, DECK_SIZE)?);
                 leader_counts.record(leader as usize - 1);
             }
             transaction.rollback()?;
@@ -340,6 +302,55 @@ impl Server {
             rows_left_behind,
         })
     }
+}
+
+/// Claims desk ids nobody uses for scratch desks, from [`FIRST_SCRATCH_DESK`] up, and seats
+/// three scratch players at each (ids from the bottom of bigint, one per seat).
+fn claim_scratch_desks(transaction: &mut postgres::Transaction<'_>, s: &str) -> Result<Vec<i32>> {
+    let desks: Vec<i32> = transaction
+        .query(
+            &format!(
+                "INSERT INTO {s}.desk (desk_id) \
+                 SELECT g FROM generate_series($1::int, $1::int + 100000) g \
+                  WHERE NOT EXISTS (SELECT FROM {s}.desk d WHERE d.desk_id = g) \
+                  LIMIT $2 \
+                 ON CONFLICT (desk_id) DO NOTHING RETURNING desk_id"
+            ),
+            &[&FIRST_SCRATCH_DESK, &SCRATCH_DESKS],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if desks.is_empty() {
+        return Err("no free desk id for a scratch desk".into());
+    }
+    // Scratch players get ids from the bottom of bigint, one per seat.
+    transaction.execute(
+        &format!(
+            "INSERT INTO {s}.desk_player (desk_id, player_no, player_id) \
+             SELECT d, p, -9223372036854775807 + (d::bigint + 2147483648) * 3 + p \
+               FROM unnest($1::int[]) d, generate_series(1, 3) p"
+        ),
+        &[&desks],
+    )?;
+    Ok(desks)
+}
+
+/// The leader of a game row (game_id, p1_cards, p2_cards, p3_cards, extra_cards, leader),
+/// once its hands are of the right size and its leader is the one `deal_cards` returned.
+fn checked_game(row: &postgres::Row, leaders: &HashMap<i64, i32>) -> Result<i16> {
+    let game: i64 = row.get(0);
+    let hands: [Vec<i32>; SEATS + 1] = [row.get(1), row.get(2), row.get(3), row.get(4)];
+    let leader: i16 = row.get(5);
+    let sizes: Vec<usize> = hands.iter().map(Vec::len).collect();
+    if sizes[..SEATS].iter().any(|&n| n != HAND_SIZE) {
+        return Err(format!("game {game} has hands of {sizes:?} cards").into());
+    }
+    let returned = leaders[&game];
+    if !(1..=SEATS as i16).contains(&leader) || returned != leader as i32 {
+        return Err(format!("game {game}: leader {leader} in the row, {returned} returned").into());
+    }
+    Ok(leader)
 }
 
 pub struct DealSample {

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use dealcards_core::rng::Stream;
-use dealcards_fairness::{Battery, BrokenShuffle, Outcome, Sizes, Test, ALPHA};
+use dealcards_fairness::{Battery, BrokenShuffle, CardByPosition, Outcome, Sizes, Test, ALPHA};
 
 /// What to run, from the environment:
 ///
@@ -129,9 +129,51 @@ fn run() -> Result<bool, Box<dyn Error>> {
     let config = Config::from_env()?;
     // Fail on a missing font before minutes of sampling, not after.
     heatmap::register_font(&config.font)?;
-    let sizes = config.sizes;
     let mut server = live::Server::connect(&config.dsn)?;
+    print_header(&server, &config);
 
+    let live = sample_live(&mut server, &config)?;
+    let mut live_ok = report_live(&live);
+
+    // The broken shuffles run here, on OS-keyed streams, at exactly the live sizes: the
+    // battery's power is shown at the sample sizes it judged the server with.
+    let mut heat_maps = vec![(
+        format!(
+            "shuffle_ints (live, {} decks)",
+            report::count(live.card_by_position.decks())
+        ),
+        live.card_by_position.clone(),
+    )];
+    let caught_counts = run_broken_shuffles(&config.sizes, &mut heat_maps)?;
+    let mut all_caught = caught_counts.iter().all(|(_, failed, _)| *failed > 0);
+
+    heatmap::draw(&config.png, &heat_maps)?;
+
+    eprintln!("sampling random rows");
+    let rows = rows::run(&config.dsn, config.row_samples)?;
+
+    report::section("verdict");
+    print_verdict(&live, &caught_counts);
+    if let Some(rows) = &rows {
+        all_caught &= print_rows_verdict(rows);
+        live_ok &= rows.live_ok;
+    }
+    println!("heat map: {}", config.png.display());
+    if !live_ok {
+        println!(
+            "The live generator failed a test. A fair generator fails one of these tests in \
+             about a thousand runs; run again, and if it fails again the generator is suspect."
+        );
+    }
+    if !all_caught {
+        println!("A broken shuffle passed every test: raise the sample sizes.");
+    }
+    Ok(live_ok && all_caught)
+}
+
+/// The report's first lines: the server and the sizes.
+fn print_header(server: &live::Server, config: &Config) {
+    let sizes = config.sizes;
     println!("dealcards fairness report");
     println!("server: {}", server.description());
     println!(
@@ -143,18 +185,31 @@ fn run() -> Result<bool, Box<dyn Error>> {
         report::count(config.backend_decks)
     );
     println!("alpha = {ALPHA:e}: a test passes when its p-value is at least alpha");
+}
 
+/// What the live generator gave: its outcomes and the samples the report shows beside them.
+struct Live {
+    outcomes: Vec<Outcome>,
+    card_by_position: CardByPosition,
+    deal_sample: Option<live::DealSample>,
+    backends: live::BackendSample,
+    row_aggregates: bool,
+}
+
+/// Samples the live generator: every test of the battery the server can take.
+fn sample_live(server: &mut live::Server, config: &Config) -> Result<Live, Box<dyn Error>> {
+    let sizes = config.sizes;
     eprintln!("sampling the live generator");
-    let mut live_outcomes: Vec<Outcome> = Vec::new();
+    let mut outcomes: Vec<Outcome> = Vec::new();
     for n in dealcards_fairness::ORDER_SIZES {
         let frequency = server.orders(n, sizes.orders)?;
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::Orders(n),
             result: frequency.test(),
         });
     }
     let (card_by_position, successive_deals) = server.decks(sizes.decks)?;
-    live_outcomes.push(Outcome {
+    outcomes.push(Outcome {
         test: Test::CardByPosition,
         result: card_by_position.test(),
     });
@@ -165,21 +220,21 @@ fn run() -> Result<bool, Box<dyn Error>> {
         None
     };
     if let Some(deals) = &deal_sample {
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::Destinations,
             result: deals.destinations.test(),
         });
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::Leader,
             result: deals.leaders.test(),
         });
     }
-    live_outcomes.push(Outcome {
+    outcomes.push(Outcome {
         test: Test::SuccessiveDeals,
         result: successive_deals.test(),
     });
     let backends = live::backends(&config.dsn, config.backends, config.backend_decks)?;
-    live_outcomes.push(Outcome {
+    outcomes.push(Outcome {
         test: Test::Backends,
         result: backends.pairs.test(),
     });
@@ -187,29 +242,39 @@ fn run() -> Result<bool, Box<dyn Error>> {
     let row_aggregates = server.has_row_aggregates()?;
     if row_aggregates {
         let (uniform, weighted, orders) = server.row_samples(sizes.orders)?;
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::RowSamples { n: 5, k: 3 },
             result: uniform.test(),
         });
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::WeightedRowSamples { n: 5, k: 2 },
             result: weighted.test(),
         });
-        live_outcomes.push(Outcome {
+        outcomes.push(Outcome {
             test: Test::RowShuffles(4),
             result: orders.test(),
         });
     }
+    Ok(Live {
+        outcomes,
+        card_by_position,
+        deal_sample,
+        backends,
+        row_aggregates,
+    })
+}
 
+/// Prints the live generator's section; whether it passed every test and left nothing behind.
+fn report_live(live: &Live) -> bool {
     report::section("live generator: shuffle_ints, deal_cards and the row aggregates");
-    if !row_aggregates {
+    if !live.row_aggregates {
         println!(
             "row aggregates: SKIPPED: sample_agg is not installed in this database (before 0.5.0)"
         );
     }
-    report::table(&live_outcomes);
-    let mut live_ok = live_outcomes.iter().all(Outcome::passes);
-    match &deal_sample {
+    report::table(&live.outcomes);
+    let mut live_ok = live.outcomes.iter().all(Outcome::passes);
+    match &live.deal_sample {
         Some(deals) => {
             let [p1, p2, p3] = deals.leaders.counts();
             println!(
@@ -230,6 +295,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
              deal_cards(int) is not installed in this database"
         ),
     }
+    let backends = &live.backends;
     println!(
         "backends: {} started together ({} distinct backend pids), {} decks each; \
          decks dealt twice across all of them: {}",
@@ -242,23 +308,24 @@ fn run() -> Result<bool, Box<dyn Error>> {
         println!("FAIL: backends repeated a deck or shared a process");
         live_ok = false;
     }
+    live_ok
+}
 
-    // The broken shuffles run here, on OS-keyed streams, at exactly the live sizes: the
-    // battery's power is shown at the sample sizes it judged the server with.
-    let mut heat_maps = vec![(
-        format!(
-            "shuffle_ints (live, {} decks)",
-            report::count(card_by_position.decks())
-        ),
-        card_by_position,
-    )];
+/// A broken shuffle, the tests that reject it and the tests.
+type Caught = (BrokenShuffle, usize, usize);
+
+/// The battery on each broken shuffle. Adds the heat maps of the naive shuffle and Sattolo's
+/// to `heat_maps`.
+fn run_broken_shuffles(
+    sizes: &Sizes,
+    heat_maps: &mut Vec<(String, CardByPosition)>,
+) -> Result<Vec<Caught>, Box<dyn Error>> {
     eprintln!("running the battery on the broken shuffles");
-    let mut all_caught = true;
     let mut caught_counts = Vec::new();
     for broken in BrokenShuffle::ALL {
         let started = std::time::Instant::now();
         let mut dealer = broken.dealer(Stream::from_os()?);
-        let battery = Battery::run(&mut dealer, &sizes);
+        let battery = Battery::run(&mut dealer, sizes);
         eprintln!(
             "  battery on the {} shuffle: done in {:.1} s",
             broken.name(),
@@ -270,7 +337,6 @@ fn run() -> Result<bool, Box<dyn Error>> {
         report::table(&outcomes);
         let failed = outcomes.iter().filter(|o| !o.passes()).count();
         println!("rejected by {failed} of {} tests", outcomes.len());
-        all_caught &= failed > 0;
         caught_counts.push((broken, failed, outcomes.len()));
         if matches!(broken, BrokenShuffle::NaiveSwap | BrokenShuffle::Sattolo) {
             heat_maps.push((
@@ -279,58 +345,48 @@ fn run() -> Result<bool, Box<dyn Error>> {
             ));
         }
     }
+    Ok(caught_counts)
+}
 
-    heatmap::draw(&config.png, &heat_maps)?;
-
-    eprintln!("sampling random rows");
-    let rows = rows::run(&config.dsn, config.row_samples)?;
-
-    report::section("verdict");
-    let live_tests = live_outcomes.len();
-    let live_failed = live_outcomes.iter().filter(|o| !o.passes()).count();
+/// The verdict on the live generator and on each broken shuffle.
+fn print_verdict(live: &Live, caught_counts: &[Caught]) {
+    let live_tests = live.outcomes.len();
+    let live_failed = live.outcomes.iter().filter(|o| !o.passes()).count();
     println!(
         "live generator: {} of {live_tests} tests pass{}",
         live_tests - live_failed,
-        if deal_sample.is_none() {
+        if live.deal_sample.is_none() {
             " (deal tests skipped)"
         } else {
             ""
         }
     );
-    for (broken, failed, tests) in &caught_counts {
+    for (broken, failed, tests) in caught_counts {
         println!(
             "{}: {} ({failed} of {tests} tests reject it)",
             broken.name(),
             if *failed > 0 { "caught" } else { "NOT CAUGHT" }
         );
     }
-    if let Some(rows) = &rows {
-        println!(
-            "random rows (sparse_bernoulli, sample_rows): {}",
-            if rows.live_ok {
-                "every test passes"
-            } else {
-                "a test FAILED"
-            }
-        );
-        for (name, failed, tests) in &rows.broken {
-            println!(
-                "{name}: {} ({failed} of {tests} tests reject it)",
-                if *failed > 0 { "caught" } else { "NOT CAUGHT" }
-            );
-            all_caught &= *failed > 0;
+}
+
+/// Prints the verdict on random rows; whether every broken sampler of rows was caught.
+fn print_rows_verdict(rows: &rows::RowReport) -> bool {
+    println!(
+        "random rows (sparse_bernoulli, sample_rows): {}",
+        if rows.live_ok {
+            "every test passes"
+        } else {
+            "a test FAILED"
         }
-        live_ok &= rows.live_ok;
-    }
-    println!("heat map: {}", config.png.display());
-    if !live_ok {
+    );
+    let mut all_caught = true;
+    for (name, failed, tests) in &rows.broken {
         println!(
-            "The live generator failed a test. A fair generator fails one of these tests in \
-             about a thousand runs; run again, and if it fails again the generator is suspect."
+            "{name}: {} ({failed} of {tests} tests reject it)",
+            if *failed > 0 { "caught" } else { "NOT CAUGHT" }
         );
+        all_caught &= *failed > 0;
     }
-    if !all_caught {
-        println!("A broken shuffle passed every test: raise the sample sizes.");
-    }
-    Ok(live_ok && all_caught)
+    all_caught
 }

@@ -143,6 +143,26 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         println!("SKIPPED: sample_rows is not installed in this database (before 0.7.0)");
         return Ok(None);
     }
+    let system_rows = make_tables(&mut client)?;
+    println!(
+        "sizes: {} samples of each sampler; sparse_bernoulli at {PERCENT}%, sample_rows of 2 \
+         rows; alpha = {ALPHA:e}",
+        report::count(trials)
+    );
+    let live_ok = judge_live(&mut client, &schema, trials)?;
+
+    // The broken samplers, at the same sizes, on the same tables.
+    let mut broken = Vec::new();
+    judge_broken_on_server(&mut client, system_rows, trials, &mut broken)?;
+    judge_broken_here(&mut client, trials, &mut broken)?;
+    client.batch_execute(&format!(
+        "DROP TABLE {UNEVEN}, {UNEVEN_PARTED}, {PAIRS}, {PAIRS_PARTED}"
+    ))?;
+    Ok(Some(RowReport { live_ok, broken }))
+}
+
+/// Makes the tables; whether tsm_system_rows is there.
+fn make_tables(client: &mut Client) -> Result<bool> {
     client.batch_execute("SET client_min_messages = warning")?;
     let system_rows = client
         .batch_execute("CREATE EXTENSION IF NOT EXISTS tsm_system_rows")
@@ -153,21 +173,20 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
     for (name, partitioned) in [(PAIRS, false), (PAIRS_PARTED, true)] {
         client.batch_execute(&pairs_table(name, partitioned))?;
     }
+    Ok(system_rows)
+}
+
+/// Samples and tests sparse_bernoulli and sample_rows; whether every test passed.
+fn judge_live(client: &mut Client, schema: &str, trials: u64) -> Result<bool> {
     let sparse =
         |t: &str| format!("SELECT id FROM {t} TABLESAMPLE {schema}.sparse_bernoulli ({PERCENT})");
     let sample_rows = |t: &str| format!("SELECT id FROM {schema}.sample_rows(NULL::{t}, 2)");
-    println!(
-        "sizes: {} samples of each sampler; sparse_bernoulli at {PERCENT}%, sample_rows of 2 \
-         rows; alpha = {ALPHA:e}",
-        report::count(trials)
-    );
-
     let mut live_ok = true;
     for (name, label) in [(UNEVEN, "a table"), (UNEVEN_PARTED, "a partitioned table")] {
-        let layout = layout(&mut client, name)?;
+        let layout = layout(client, name)?;
         println!("\n{label}: {}", describe(&layout));
         let samples = bernoulli(
-            &mut client,
+            client,
             &layout,
             &format!("sparse_bernoulli on {label}"),
             &sparse(name),
@@ -178,7 +197,7 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         table(&outcomes);
         live_ok &= outcomes.iter().all(|o| o.result.p_value >= ALPHA);
         let samples = subsets(
-            &mut client,
+            client,
             &layout,
             &format!("sample_rows on {label}"),
             &sample_rows(name),
@@ -193,10 +212,10 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         (PAIRS, "10 rows"),
         (PAIRS_PARTED, "10 rows in two partitions"),
     ] {
-        let layout = layout(&mut client, name)?;
+        let layout = layout(client, name)?;
         println!("\n{label}: {}", describe(&layout));
         let samples = subsets(
-            &mut client,
+            client,
             &layout,
             &format!("sample_rows on {label}"),
             &sample_rows(name),
@@ -207,27 +226,44 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         table(&outcomes);
         live_ok &= outcomes.iter().all(|o| o.result.p_value >= ALPHA);
     }
+    Ok(live_ok)
+}
 
-    // The broken samplers, at the same sizes, on the same tables.
-    let uneven = layout(&mut client, UNEVEN)?;
-    let pairs = layout(&mut client, PAIRS)?;
-    let mut broken = Vec::new();
-    let mut judge = |name: String, fault: &str, outcomes: Vec<RowOutcome>| {
-        report::section(&format!("broken: {name}, must fail"));
-        println!("its fault: {fault}");
-        table(&outcomes);
-        let failed = outcomes.iter().filter(|o| o.result.p_value < ALPHA).count();
-        println!("rejected by {failed} of {} tests", outcomes.len());
-        broken.push((name, failed, outcomes.len()));
-    };
+/// Prints a broken sampler's outcomes and adds (name, tests that rejected it, tests) to
+/// `broken`.
+fn judge(
+    broken: &mut Vec<(String, usize, usize)>,
+    name: String,
+    fault: &str,
+    outcomes: Vec<RowOutcome>,
+) {
+    report::section(&format!("broken: {name}, must fail"));
+    println!("its fault: {fault}");
+    table(&outcomes);
+    let failed = outcomes.iter().filter(|o| o.result.p_value < ALPHA).count();
+    println!("rejected by {failed} of {} tests", outcomes.len());
+    broken.push((name, failed, outcomes.len()));
+}
+
+/// The broken samplers the server has: TABLESAMPLE system, BERNOULLI of the first line
+/// pointers and, when `system_rows`, tsm_system_rows.
+fn judge_broken_on_server(
+    client: &mut Client,
+    system_rows: bool,
+    trials: u64,
+    broken: &mut Vec<(String, usize, usize)>,
+) -> Result<()> {
+    let uneven = layout(client, UNEVEN)?;
+    let pairs = layout(client, PAIRS)?;
     let system = bernoulli(
-        &mut client,
+        client,
         &uneven,
         "TABLESAMPLE system",
         &format!("SELECT id FROM {UNEVEN} TABLESAMPLE system ({PERCENT})"),
         trials,
     )?;
     judge(
+        broken,
         format!("TABLESAMPLE system ({PERCENT})"),
         "takes whole pages: every row with probability p, but a page's rows together",
         system.outcomes(),
@@ -238,7 +274,7 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         .filter(|r| r.line <= FIRST_LINES)
         .count();
     let first_lines = bernoulli(
-        &mut client,
+        client,
         &uneven,
         "BERNOULLI of the first line pointers",
         &format!(
@@ -248,38 +284,48 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
         trials,
     )?;
     judge(
+        broken,
         format!("BERNOULLI, line pointers 1 to {FIRST_LINES} only"),
         "never looks past a page's first line pointers: the rows after them never come",
         first_lines.outcomes(),
     );
-    if system_rows {
-        let samples = subsets(
-            &mut client,
-            &uneven,
-            "tsm_system_rows",
-            &format!("SELECT id FROM {UNEVEN} TABLESAMPLE system_rows (2)"),
-            trials,
-        )?;
-        judge(
-            "tsm_system_rows (2)".into(),
-            "takes the rows of a page at random: the 2 rows come from one page",
-            samples.outcomes(),
-        );
-        let samples = subsets(
-            &mut client,
-            &pairs,
-            "tsm_system_rows on 10 rows",
-            &format!("SELECT id FROM {PAIRS} TABLESAMPLE system_rows (2)"),
-            trials,
-        )?;
-        judge(
-            "tsm_system_rows (2), 10 rows".into(),
-            "takes the rows of a page at random: the 2 rows come from one page",
-            samples.outcomes(),
-        );
-    } else {
+    if !system_rows {
         println!("\ntsm_system_rows: SKIPPED: the contrib extension is not available");
+        return Ok(());
     }
+    for (layout, table, label, name) in [
+        (&uneven, UNEVEN, "tsm_system_rows", "tsm_system_rows (2)"),
+        (
+            &pairs,
+            PAIRS,
+            "tsm_system_rows on 10 rows",
+            "tsm_system_rows (2), 10 rows",
+        ),
+    ] {
+        let samples = subsets(
+            client,
+            layout,
+            label,
+            &format!("SELECT id FROM {table} TABLESAMPLE system_rows (2)"),
+            trials,
+        )?;
+        judge(
+            broken,
+            name.into(),
+            "takes the rows of a page at random: the 2 rows come from one page",
+            samples.outcomes(),
+        );
+    }
+    Ok(())
+}
+
+/// The broken samplers of crates/fairness, run here on the uneven table's layout.
+fn judge_broken_here(
+    client: &mut Client,
+    trials: u64,
+    broken: &mut Vec<(String, usize, usize)>,
+) -> Result<()> {
+    let uneven = layout(client, UNEVEN)?;
     for sampler in BrokenRowSampler::ALL {
         let mut stream = Stream::from_os()?;
         let mut samples = SubsetSamples::new(uneven.clone(), 2);
@@ -295,13 +341,11 @@ pub fn run(dsn: &str, trials: u64) -> Result<Option<RowReport>> {
             }
         };
         judge(
+            broken,
             format!("2 rows: {}", sampler.name()),
             fault,
             samples.outcomes(),
         );
     }
-    client.batch_execute(&format!(
-        "DROP TABLE {UNEVEN}, {UNEVEN_PARTED}, {PAIRS}, {PAIRS_PARTED}"
-    ))?;
-    Ok(Some(RowReport { live_ok, broken }))
+    Ok(())
 }

@@ -248,6 +248,22 @@ fn two_levels(passes: u64, stream: &mut Stream) {
     }
 }
 
+/// One row of the table: a playlist, a method and its quality over the passes.
+fn print_row(list: &Playlist, largest: u32, method: &str, fewest: usize, quality: &Quality) {
+    let p = quality.passes as f64;
+    println!(
+        "| {} ({largest}) | {method} | {:.2} / {} ({fewest}) | {:.1}% | {:.2} / {} | {:.2} | {:.2} |",
+        list.name,
+        quality.neighbours as f64 / p,
+        quality.worst_neighbours,
+        100.0 * quality.at_fewest as f64 / p,
+        quality.smallest_gap as f64 / p,
+        quality.worst_gap,
+        quality.mean_gap / p,
+        quality.top_gap_ratio / p,
+    );
+}
+
 fn main() {
     let passes: u64 = std::env::args()
         .nth(1)
@@ -312,18 +328,7 @@ fn main() {
                     passes - 1
                 ));
             }
-            let p = quality.passes as f64;
-            println!(
-                "| {} ({largest}) | {method} | {:.2} / {} ({fewest}) | {:.1}% | {:.2} / {} | {:.2} | {:.2} |",
-                list.name,
-                quality.neighbours as f64 / p,
-                quality.worst_neighbours,
-                100.0 * quality.at_fewest as f64 / p,
-                quality.smallest_gap as f64 / p,
-                quality.worst_gap,
-                quality.mean_gap / p,
-                quality.top_gap_ratio / p,
-            );
+            print_row(list, *largest, method, fewest, &quality);
         }
     }
     println!();
