@@ -289,6 +289,33 @@ fn a_state_with_steps_that_do_not_play_is_refused() {
             "{why}: {failed:?}"
         );
     }
+    // A step's field of another type is refused naming the field.
+    for (edit, field) in [
+        (
+            r#"jsonb_set(s, '{ahead,0,track}', '"x"')"#,
+            r#"a step's "track" is not an integer"#,
+        ),
+        (
+            "jsonb_set(s, '{ahead,0,up_next}', '1')",
+            r#"a step's "up_next" is not true or false"#,
+        ),
+        (
+            r#"jsonb_set(s, '{ahead,0,draws}', '"x"')"#,
+            r#"a step's "draws" is not an array"#,
+        ),
+    ] {
+        let failed = client
+            .query_one(
+                &format!("SELECT shuffle_queue_restore({edit}) FROM shuffle_queue_save($1) s"),
+                &[&queue],
+            )
+            .unwrap_err();
+        let message = failed
+            .as_db_error()
+            .map(|e| e.message())
+            .unwrap_or_default();
+        assert!(message.contains(field), "{field}: {failed:?}");
+    }
     assert_eq!(queues(&mut client), before);
 }
 

@@ -120,7 +120,7 @@ struct AlbumsFormat {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AheadFormat {
-    #[serde(deserialize_with = "integer")]
+    #[serde(deserialize_with = "ahead_track")]
     track: i64,
     #[serde(deserialize_with = "ahead_up_next")]
     up_next: bool,
@@ -383,6 +383,7 @@ field_readers! {
             .map(|album| integers_value(album).map_err(|_| "holds an entry that is not an array of tracks".to_owned()))
             .collect()
     }, "\"albums\".\"tracks\"";
+    ahead_track -> i64 = integer_value, "a step's \"track\"";
     ahead_up_next -> bool = |v: &Value| v.as_bool().ok_or_else(|| "is not true or false".to_owned()),
         "a step's \"up_next\"";
     ahead_draws -> Vec<i64> = |v: &Value| {
