@@ -49,10 +49,6 @@ fn golden() -> Value {
     serde_json::from_str(include_str!("reference/fair_golden.json")).unwrap()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// (p1, p2, p3, extra, leader) of dealcards_verify_deal.
 type Deal = (Vec<i32>, Vec<i32>, Vec<i32>, Vec<i32>, i16);
 
@@ -80,13 +76,6 @@ fn strings(v: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|s| s.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
 
@@ -237,7 +226,7 @@ fn check_golden_deals(client: &mut Client, golden: &Value) {
     for deal in deals {
         let got = sql_deal(
             client,
-            &unhex(deal["server_seed"].as_str().unwrap()),
+            &hex::decode(deal["server_seed"].as_str().unwrap()).unwrap(),
             &strings(&deal["client_seeds"]),
             deal["nonce"].as_i64().unwrap(),
         );
@@ -253,14 +242,19 @@ fn check_golden_deals(client: &mut Client, golden: &Value) {
             .query_one(
                 "SELECT dealcards_verify_key($1, $2, $3)",
                 &[
-                    &unhex(deal["server_seed"].as_str().unwrap()),
+                    &hex::decode(deal["server_seed"].as_str().unwrap()).unwrap(),
                     &strings(&deal["client_seeds"]),
                     &deal["nonce"].as_i64().unwrap(),
                 ],
             )
             .unwrap()
             .get(0);
-        assert_eq!(hex(&key), deal["key"].as_str().unwrap(), "{}", deal["name"]);
+        assert_eq!(
+            hex::encode(&key),
+            deal["key"].as_str().unwrap(),
+            "{}",
+            deal["name"]
+        );
     }
 }
 
@@ -308,7 +302,7 @@ fn golden_publications(chain: &[Value]) -> Vec<(Value, Vec<String>)> {
             "nonce": entry["nonce"],
             "commitment": entry["commitment"],
             "players": entry.get("players").cloned().unwrap_or(json!([0, 0, 0])),
-            "client_seeds": strings(&entry["client_seeds"]).iter().map(|s| hex(s.as_bytes())).collect::<Vec<_>>(),
+            "client_seeds": strings(&entry["client_seeds"]).iter().map(|s| hex::encode(s.as_bytes())).collect::<Vec<_>>(),
             "cards": [entry["p1_cards"], entry["p2_cards"], entry["p3_cards"], entry["extra_cards"]],
             "leader": entry["leader"],
             "chain_hash": entry["chain_hash"],
@@ -528,7 +522,7 @@ fn a_thousand_random_deals_as_fair_deal_gives_them() {
             sql_deal(&mut verifier, &seed, &seeds, nonce),
             expected,
             "{} {seeds:?} {nonce}",
-            hex(&seed)
+            hex::encode(&seed)
         );
     }
 }

@@ -111,12 +111,7 @@ fn check_the_publication(c: &mut Client, desk: i32, seed: &[u8]) {
     );
     assert_eq!(
         published["rounds"][0]["server_seed"].as_str(),
-        Some(
-            seed.iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-                .as_str()
-        ),
+        Some(hex::encode(seed).as_str()),
         "{published}"
     );
 }

@@ -6,11 +6,6 @@ use postgres::Client;
 
 use crate::server;
 
-/// Lower-case hex, as deal_cards writes commitments.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A fresh database with the extension, and a superuser's connection to it.
 pub fn database_with_extension(db: &str) -> Client {
     let mut admin = server::fresh_database(db);

@@ -6,7 +6,7 @@
 
 use crate::desks::{
     all_verified, all_verified_or_pending, assert_games_recompute, database_with_extension, deal,
-    hex, parse_dealt, seat, shown_seed,
+    parse_dealt, seat, shown_seed,
 };
 use crate::server;
 use postgres::Client;
@@ -113,7 +113,7 @@ fn reveal_in_the_copy_and_deal_on(
     // The next commitment starts at nonce 0, with the numbering going on.
     let result = deal(copy, desk);
     let (_, game, commitment, nonce) = parse_dealt(&result);
-    assert_ne!(commitment, hex(in_force));
+    assert_ne!(commitment, hex::encode(in_force));
     assert_eq!(nonce, 0);
     assert!(
         game > *before.iter().max().unwrap(),

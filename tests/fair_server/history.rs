@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use postgres::error::SqlState;
 use postgres::Client;
 
-use crate::desks::{error_code, hex, parse_dealt, verify_desk};
+use crate::desks::{error_code, parse_dealt, verify_desk};
 use crate::secrecy::FairDesks;
 use dealcards_core::fair::{self, Recorded, Rules, CHAIN_START};
 
@@ -271,7 +271,7 @@ fn game_rewrites(games: &[i64], seed: &[u8]) -> Vec<(&'static str, String, Vec<i
                    FROM fair_deal('\\x{}', (SELECT client_seeds FROM game WHERE game_id = {third}),
                                   (SELECT fair_nonce FROM game WHERE game_id = {third})) f
                   WHERE g.game_id = {third};",
-                hex(seed)
+                hex::encode(seed)
             ),
             games[2..].to_vec(),
         ),
@@ -292,7 +292,7 @@ fn game_rewrites(games: &[i64], seed: &[u8]) -> Vec<(&'static str, String, Vec<i
                    FROM game h, LATERAL fair_deal('\\x{}', h.client_seeds, h.fair_nonce) f
                   WHERE g.game_id = h.game_id AND h.desk_id = 1 AND h.game_id > {third}
                     AND h.fair_commitment = (SELECT commitment FROM fair_seed WHERE desk_id = 1 AND round = 1);",
-                hex(seed)
+                hex::encode(seed)
             ),
             games[2..].to_vec(),
         ),
@@ -307,7 +307,7 @@ fn game_rewrites(games: &[i64], seed: &[u8]) -> Vec<(&'static str, String, Vec<i
                         g.dealt_at
                    FROM game g, LATERAL fair_deal('\\x{}', g.client_seeds, g.fair_nonce + 1) f
                   WHERE g.game_id = {};",
-                hex(seed),
+                hex::encode(seed),
                 games[5]
             ),
             games[6..].to_vec(),

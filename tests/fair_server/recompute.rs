@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use postgres::Client;
 
 use crate::desks::{
-    all_verified, database_with_extension, deal, fair_deal, hex, parse_dealt, seat, Cards, Verified,
+    all_verified, database_with_extension, deal, fair_deal, parse_dealt, seat, Cards, Verified,
 };
 
 const DESK: i32 = 7;
@@ -70,7 +70,7 @@ fn deal_three_rounds(client: &mut Client) -> (Vec<Vec<u8>>, Vec<Game>) {
         }
         let (desk, game, commitment, nonce) = parse_dealt(&deal(client, DESK));
         assert_eq!(desk, DESK);
-        assert_eq!(commitment, hex(&commitments[round]));
+        assert_eq!(commitment, hex::encode(&commitments[round]));
         assert_eq!(nonce, (i % 7) as i64);
         let seeds_then: Vec<String> = round_seeds[round].iter().map(|s| s.to_string()).collect();
         games.push((game, commitments[round].clone(), nonce, seeds_then));

@@ -4,7 +4,7 @@
 use postgres::error::SqlState;
 use postgres::Client;
 
-use crate::desks::{database_with_extension, deal, error_code, hex, seat, set_seeds, verify_desk};
+use crate::desks::{database_with_extension, deal, error_code, seat, set_seeds, verify_desk};
 
 /// The players and client seeds (hex) of a fair deal's receipt.
 fn players_and_seeds(receipt: &str) -> (serde_json::Value, serde_json::Value) {
@@ -36,7 +36,10 @@ fn a_seed_counts_for_its_round_and_seating_only() {
     set_seeds(&mut client, 1, &[(1, "a"), (2, "b"), (3, "c")]);
     let (players, seeds) = players_and_seeds(&deal(&mut client, 1));
     assert_eq!(players, serde_json::json!([11, 12, 13]));
-    assert_eq!(seeds, serde_json::json!([hex(b"a"), hex(b"b"), hex(b"c")]));
+    assert_eq!(
+        seeds,
+        serde_json::json!([hex::encode(b"a"), hex::encode(b"b"), hex::encode(b"c")])
+    );
 
     // Player 11 leaves seat 1 and player 14 sits down: 11's seed is not theirs, and the round
     // requires one from every player.
@@ -45,13 +48,19 @@ fn a_seed_counts_for_its_round_and_seating_only() {
     set_seeds(&mut client, 1, &[(1, "d")]);
     let (players, seeds) = players_and_seeds(&deal(&mut client, 1));
     assert_eq!(players, serde_json::json!([14, 12, 13]));
-    assert_eq!(seeds, serde_json::json!([hex(b"d"), hex(b"b"), hex(b"c")]));
+    assert_eq!(
+        seeds,
+        serde_json::json!([hex::encode(b"d"), hex::encode(b"b"), hex::encode(b"c")])
+    );
     // Player 11 comes back to seat 1: a new seating, which starts without a seed too.
     swap_player(&mut client, 1, 1, 11);
     assert_eq!(error_code(&mut client, "SELECT deal_cards(1)"), not_ready);
     set_seeds(&mut client, 1, &[(1, "a")]);
     let (_, seeds) = players_and_seeds(&deal(&mut client, 1));
-    assert_eq!(seeds, serde_json::json!([hex(b"a"), hex(b"b"), hex(b"c")]));
+    assert_eq!(
+        seeds,
+        serde_json::json!([hex::encode(b"a"), hex::encode(b"b"), hex::encode(b"c")])
+    );
     // Player 12 moves to seat 3 (13 leaves), 15 takes seat 2: a seed is a seat's, neither
     // moves with its player.
     client
@@ -66,7 +75,10 @@ fn a_seed_counts_for_its_round_and_seating_only() {
     set_seeds(&mut client, 1, &[(2, "e"), (3, "f")]);
     let (players, seeds) = players_and_seeds(&deal(&mut client, 1));
     assert_eq!(players, serde_json::json!([11, 15, 12]));
-    assert_eq!(seeds, serde_json::json!([hex(b"a"), hex(b"e"), hex(b"f")]));
+    assert_eq!(
+        seeds,
+        serde_json::json!([hex::encode(b"a"), hex::encode(b"e"), hex::encode(b"f")])
+    );
 
     // A new round starts without seeds: the old ones answered the old commitment.
     client.batch_execute("SELECT fair_reveal(1)").unwrap();
@@ -144,6 +156,6 @@ fn a_rewritten_player_id_leaves_the_new_player_without_a_seed() {
     assert_eq!(players, serde_json::json!([11, 99, 13]));
     assert_eq!(
         seeds,
-        serde_json::json!([hex(b"a"), hex(b"new"), hex(b"c")])
+        serde_json::json!([hex::encode(b"a"), hex::encode(b"new"), hex::encode(b"c")])
     );
 }

@@ -1,7 +1,7 @@
 //! A reveal by the game server: once it has committed the seed is public, it is the
 //! commitment's, every game recomputes from it, and the reveal shows no other seed.
 
-use crate::desks::{all_verified, assert_games_recompute, hex, shown_seed};
+use crate::desks::{all_verified, assert_games_recompute, shown_seed};
 use crate::secrecy::{unrevealed_seeds, FairDesks, Received};
 
 /// Nothing the role received before shows a seed; then the game server reveals desk 1's: the
@@ -78,7 +78,7 @@ fn check_the_reveal_shows_no_other_seed(
     let mut after = Received::default();
     after.add(
         "fair_reveal(1)",
-        format!("{round} {} {}", hex(commitment), hex(next)),
+        format!("{round} {} {}", hex::encode(commitment), hex::encode(next)),
     );
     after.rows(game_server, "SELECT * FROM fair_commitment");
     after.rows(game_server, "SELECT * FROM fair_verify_desk(1)");

@@ -7,7 +7,7 @@ use postgres::error::SqlState;
 use postgres::Client;
 
 use crate::desks::{
-    database_with_extension, deal, error_code, hex, mode_on_without_seeds, parse_dealt, seat,
+    database_with_extension, deal, error_code, mode_on_without_seeds, parse_dealt, seat,
 };
 use crate::server;
 
@@ -56,7 +56,7 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
             2,
             format!(
                 "UPDATE desk SET fair_round = 1, fair_commitment = '\\x{}' WHERE desk_id = 2",
-                hex(&desk_1)
+                hex::encode(&desk_1)
             ),
         ),
         // Desk 1 back on its revealed round.
@@ -64,7 +64,7 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
             1,
             format!(
                 "UPDATE desk SET fair_round = 1, fair_commitment = '\\x{}', fair_nonce = 5 WHERE desk_id = 1",
-                hex(&revealed)
+                hex::encode(&revealed)
             ),
         ),
         // Desk 2 on the round that was rolled back.
@@ -72,7 +72,7 @@ fn a_desk_names_only_an_unrevealed_round_of_its_own() {
             2,
             format!(
                 "UPDATE desk SET fair_round = 2, fair_commitment = '\\x{}' WHERE desk_id = 2",
-                hex(&rolled_back)
+                hex::encode(&rolled_back)
             ),
         ),
     ];

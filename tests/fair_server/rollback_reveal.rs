@@ -6,7 +6,7 @@
 
 use postgres::Client;
 
-use crate::desks::{hex, parse_dealt, shown_seed};
+use crate::desks::{parse_dealt, shown_seed};
 use crate::secrecy::{FairDesks, Received};
 
 /// Everything the role can read about desk 1's rounds, recorded: the view, what the house
@@ -237,7 +237,7 @@ fn check_nothing_shows_a_seed(desks: &mut FairDesks) {
         )
         .unwrap()
         .get(0);
-    assert_eq!(commitment, hex(&committed));
+    assert_eq!(commitment, hex::encode(&committed));
 }
 
 /// A procedure that reveals and commits: the round has ended for good when the seed is

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use postgres::error::SqlState;
 use postgres::{Client, NoTls};
 
-use crate::desks::{database_with_extension, deal_receipt, hex, parse_dealt, seat};
+use crate::desks::{database_with_extension, deal_receipt, parse_dealt, seat};
 use crate::grants::create_game_server_role;
 use crate::server;
 
@@ -34,7 +34,7 @@ pub struct Secret {
 impl Secret {
     /// Where in `text` this seed shows, if it does.
     pub fn found_in(&self, text: &str) -> Option<String> {
-        let hex = hex(&self.raw);
+        let hex = hex::encode(&self.raw);
         let lower = text.to_ascii_lowercase();
         for start in (0..=hex.len() - 16).step_by(2) {
             if let Some(at) = lower.find(&hex[start..start + 16]) {
@@ -190,12 +190,15 @@ impl FairDesks {
             (2, "SELECT fair_mode_on(2, seeds_required => false)"),
         ] {
             let commitment: Vec<u8> = game_server.query_one(sql, &[]).unwrap().get(0);
-            received.add(format!("fair_mode_on({desk})"), hex(&commitment));
+            received.add(format!("fair_mode_on({desk})"), hex::encode(&commitment));
             commitments.insert(desk, commitment);
         }
         // In the mode already: the same commitment again.
         let again = received.rows(&mut game_server, "SELECT fair_mode_on(1)");
-        assert_eq!(again, [format!("(\"\\\\x{}\")", hex(&commitments[&1]))]);
+        assert_eq!(
+            again,
+            [format!("(\"\\\\x{}\")", hex::encode(&commitments[&1]))]
+        );
 
         let secrets = secrets_behind(&mut admin, &commitments);
 
@@ -240,7 +243,10 @@ fn secrets_behind(admin: &mut Client, commitments: &BTreeMap<i32, Vec<u8>>) -> V
     }
     // The check can fail: it finds a seed in a text that holds one.
     assert!(secrets[0]
-        .found_in(&format!("x{}y", hex(&secrets[0].raw).to_uppercase()))
+        .found_in(&format!(
+            "x{}y",
+            hex::encode(&secrets[0].raw).to_uppercase()
+        ))
         .is_some());
     secrets
 }
@@ -270,7 +276,7 @@ fn deal_ten_games(
     for (desk, json) in &dealt {
         let (d, _, commitment, nonce) = parse_dealt(json);
         assert_eq!(d, *desk);
-        assert_eq!(commitment, hex(&commitments[desk]));
+        assert_eq!(commitment, hex::encode(&commitments[desk]));
         assert_eq!(nonce, next_nonce[desk]);
         *next_nonce.get_mut(desk).unwrap() += 1;
     }

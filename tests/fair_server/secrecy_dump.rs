@@ -1,6 +1,5 @@
 //! pg_dump as the game server's role prints no unrevealed server seed.
 
-use crate::desks::hex;
 use crate::secrecy::{pg_dump_as, FairDesks};
 
 /// pg_dump as the role may fail, but prints no seed, in its output or its errors.
@@ -41,7 +40,7 @@ fn pg_dump_as_the_game_server_prints_no_unrevealed_seed() {
                 "{err}"
             );
         }
-        reached_commitments |= out.contains(&hex(&commitments[&1]));
+        reached_commitments |= out.contains(&hex::encode(&commitments[&1]));
         received.add(format!("pg_dump {extra:?} (succeeded: {ok})"), out);
         received.add(format!("pg_dump {extra:?} errors"), err);
     }

@@ -4,7 +4,6 @@
 use postgres::error::SqlState;
 use postgres::Client;
 
-use crate::desks::hex;
 use crate::secrecy::{connect_collecting, FairDesks, Received};
 use crate::server;
 
@@ -88,7 +87,7 @@ fn errors_of_bad_calls_and_rewritten_desks_carry_no_seed() {
         &format!(
             "BEGIN; UPDATE desk SET fair_commitment = '\\x{}' WHERE desk_id = 2;
              SELECT deal_cards(2)",
-            hex(&commitments[&1])
+            hex::encode(&commitments[&1])
         ),
         &SqlState::INSUFFICIENT_PRIVILEGE,
     );

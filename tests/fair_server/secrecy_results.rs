@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use postgres::error::SqlState;
 
-use crate::desks::{deal, error_code, hex, parse_dealt, parse_receipt, receipt, verify_desk};
+use crate::desks::{deal, error_code, parse_dealt, parse_receipt, receipt, verify_desk};
 use crate::secrecy::FairDesks;
 use crate::server;
 
@@ -34,7 +34,10 @@ fn the_functions_results_and_notifications_carry_no_unrevealed_seed() {
     assert_eq!(notes, expected, "one notification per deal, its receipt");
     for (channel, payload) in &notes {
         let (desk, ..) = parse_receipt(payload);
-        assert!(payload.contains(&hex(&commitments[&desk])), "{payload}");
+        assert!(
+            payload.contains(&hex::encode(&commitments[&desk])),
+            "{payload}"
+        );
         received.add(format!("NOTIFY {channel}"), payload.clone());
     }
 

@@ -6,7 +6,7 @@ use postgres::error::SqlState;
 use postgres::Client;
 
 use crate::desks::{
-    database_with_extension, deal, error_code, fair_deal, hex, parse_dealt, seat, set_seeds,
+    database_with_extension, deal, error_code, fair_deal, parse_dealt, seat, set_seeds,
 };
 use crate::grants::create_game_server_role;
 use crate::server;
@@ -109,7 +109,7 @@ fn check_writing_it_changes_nothing(
     let result: serde_json::Value = serde_json::from_str(&result).unwrap();
     assert_eq!(
         result["client_seeds"],
-        serde_json::json!([hex(b"alice"), hex(b"bob"), ""])
+        serde_json::json!([hex::encode(b"alice"), hex::encode(b"bob"), ""])
     );
     let dealt = fair_deal(
         game_server,
