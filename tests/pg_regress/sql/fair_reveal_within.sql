@@ -20,7 +20,7 @@ SELECT fair_mode_on(81, reveal_within => interval '96000 months');
 \echo :LAST_ERROR_SQLSTATE
 SELECT fair_mode_on(81, reveal_within => interval '2147483647 days');
 \echo :LAST_ERROR_SQLSTATE
-SELECT fair_mode_on(81, reveal_within => interval '2562047788 hours');
+SELECT fair_mode_on(81, reveal_within => make_interval(hours => 2147483647));
 \echo :LAST_ERROR_SQLSTATE
 SELECT fair_mode_on(81, reveal_within => make_interval(days => 3000000));
 \echo :LAST_ERROR_SQLSTATE
