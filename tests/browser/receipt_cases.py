@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
 
 VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
+INCOMPLETE = "incomplete"
 
 
 class Case:
@@ -25,17 +26,27 @@ class Case:
     must get; the desk line's result and the checks it must name. mine = (seat, seed) when the
     player gives theirs. player: the player id given, and withheld the games that must be listed
     as withheld for them, each (game, round, nonce, seats); shown: the commitments the player
-    gives as shown to them, as they type them ("ROUND:HEX" or "HEX")."""
+    gives as shown to them, as they type them ("ROUND:HEX" or "HEX"). The verdicts are those
+    of a complete check: with no commitment shown, a receipt that would be verified or not
+    revealed yet is incomplete ("shown commitment" not made)."""
 
     def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None,
                  player=None, withheld=None, shown=()):
         self.name, self.publication, self.receipts = name, publication, receipts
-        self.verdicts, self.desk, self.mine = verdicts, desk, mine
+        self.desk, self.mine = desk, mine
         self.player, self.withheld, self.shown = player, withheld, list(shown)
+        self.verdicts = [(INCOMPLETE, "shown commitment") if not self.shown and v[0] in (VERIFIED, NOT_REVEALED)
+                         else v for v in verdicts]
+
+    def missing(self):
+        """What the check is incomplete for want of: "player" (no id), "commitments" (none shown)."""
+        return [m for m, given in (("player", self.player is not None), ("commitments", bool(self.shown)))
+                if not given]
 
     def exit_status(self):
         results = {v[0] for v in self.verdicts} | {self.desk[0]}
         return (1 if FAILED in results or OVERDUE in results or self.withheld
+                else 4 if self.missing() or INCOMPLETE in results
                 else 3 if NOT_REVEALED in results else 0)
 
 
@@ -343,7 +354,20 @@ def player_cases(pub, notified):
                       shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
     v = [(FAILED, "shown commitment") if r["round"] == second else b for r, b in zip(notified, base)]
     cases.append(Case("a receipt under another commitment than the one shown for its round", pub,
-                      notified, v, shown=["%d:%s" % (second, other_hex(commitment[second]))]))
+                      notified, v, shown=["%d:%s" % (n, other_hex(commitment[n]) if n == second else commitment[n])
+                                          for n in rounds]))
+    # A shadow desk's deal relayed: receipts of rounds the player named no commitment for (and
+    # gave no bare HEX) fail, whatever else verifies.
+    v = [(FAILED, "shown commitment") if r["round"] != last else b for r, b in zip(notified, base)]
+    cases.append(Case("receipts of rounds the player was shown no commitment for", pub, notified, v,
+                      player=one, withheld=[], shown=["%d:%s" % (last, commitment[last])]))
+    # Incomplete: no player id (the withheld games are not looked for); no commitments shown.
+    cases.append(Case("the commitments shown but no player id: incomplete", pub, notified, base,
+                      shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
+    cases.append(Case("a player id but no commitments shown: incomplete", pub, notified, base,
+                      player=one, withheld=[]))
+    cases.append(Case("every commitment shown and the player id: complete", pub, notified, base,
+                      player=one, withheld=[], shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
     v = [(FAILED, "shown commitment") if r["round"] != last else b for r, b in zip(notified, base)]
     cases.append(Case("one commitment shown, for every round", pub, notified, v,
                       shown=["\\x" + commitment[last].upper()]))
@@ -504,7 +528,35 @@ def golden_cases():
         rs = [receipt_of(p, g) for g in p["games"]]
         out.append(Case("golden: protocol 3 chains " + what, p, rs,
                         [(FAILED, "chain")] * 2, desk=(FAILED, ("chain",))))
-    return out
+    return out + golden_player_cases(one)
+
+
+def golden_player_cases(pub):
+    """The player's own inputs at the golden protocol-1 desk of two rounds (player 71 in seat 1
+    of every game): complete; a shadow desk's deal (a receipt of the round the player named no
+    commitment for, with ROUND:HEX given for the other); a commitment other than the one shown;
+    and incomplete checks, with no player id or no commitments."""
+    rs = [receipt_of(pub, g) for g in pub["games"]]
+    c = {r["round"]: r["commitment"] for r in pub["rounds"]}
+    every = ["%d:%s" % (n, c[n]) for n in sorted(c)]
+    shadow = [(FAILED, "shown commitment") if r["round"] != 1 else (VERIFIED, None) for r in rs]
+    other = [(FAILED, "shown commitment") if r["round"] == 2 else (VERIFIED, None) for r in rs]
+    return [
+        Case("golden: every commitment shown and the player id", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[], shown=every),
+        Case("golden: a shadow desk's deal, of a round shown no commitment", pub, rs, shadow,
+             player=71, withheld=[], shown=["1:" + c[1]]),
+        Case("golden: a receipt under another commitment than the one shown", pub, rs, other,
+             player=71, withheld=[], shown=["1:" + c[1], "2:" + other_hex(c[2])]),
+        Case("golden: a bare commitment covers the rounds not named", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[], shown=["2:" + c[2], c[1]]),
+        Case("golden: a game withheld", pub, rs[1:], [(VERIFIED, None)] * (len(rs) - 1),
+             player=71, withheld=[(g["game"], g["round"], g["nonce"], [1]) for g in pub["games"][:1]], shown=every),
+        Case("golden: no player id: incomplete", pub, rs, [(VERIFIED, None)] * len(rs), shown=every),
+        Case("golden: no commitments shown: incomplete", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[]),
+        Case("golden: neither: incomplete", pub, rs, [(VERIFIED, None)] * len(rs)),
+    ]
 
 
 # --- input that is no publication or receipt ----------------------------------------------------
