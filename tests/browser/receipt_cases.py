@@ -12,9 +12,12 @@ import copy
 import datetime
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))  # run as a script (--golden-json)
 import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
 
 VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
@@ -596,3 +599,49 @@ def bad_inputs(pub, receipts):
         ("a reveal_by on February 30", round_so(reveal_by="2026-02-30T00:00:00+00:00"), good_r, "reveal_by"),
         ("a reveal_by without its offset", round_so(reveal_by="2026-01-31T12:00:00"), good_r, "reveal_by"),
     ]
+
+
+# --- for the SQL verifier's test (tests/sql_verifier.rs) ----------------------------------------
+
+def python_says(case):
+    """What tools/verify_deal.py receipts gives a case (run in-process): per receipt (result,
+    check), the games withheld, the desk's result and checks, and the whole check's verdict
+    (its exit status as a word)."""
+    pub = verify_deal.parse_publication(json.loads(json.dumps(case.publication)))
+    receipts = [verify_deal.parse_receipt(r, "receipt") for r in case.receipts]
+    shown = verify_deal.parse_shown_commitments(case.shown)
+    chain = verify_deal.walk_chain(pub)
+    results = [verify_deal.check_receipt(pub, r, None, None, chain, shown, case.player) for r in receipts]
+    desk = verify_deal.check_desk(pub, chain)
+    withheld = ([] if case.player is None
+                else [w["game"] for w in verify_deal.withheld_games(pub, case.player, receipts)])
+    outcomes = {x["result"] for x in results} | {desk["result"]}
+    missing = verify_deal.missing_inputs(case.player, shown)
+    overall = (FAILED if FAILED in outcomes or OVERDUE in outcomes or withheld
+               else INCOMPLETE if missing or INCOMPLETE in outcomes
+               else NOT_REVEALED if NOT_REVEALED in outcomes else VERIFIED)
+    return {"receipts": [[x["result"], x["check"]] for x in results], "withheld": withheld,
+            "desk": [desk["result"], sorted(p["check"] for p in desk["problems"])], "check": overall}
+
+
+def golden_json():
+    """The golden cases as JSON: each with its publication, receipts, player id and commitments
+    shown, the verdicts it must get ("expected") and those verify_deal.py gives ("python")."""
+    out = []
+    for c in golden_cases():
+        status = c.exit_status()
+        out.append({"name": c.name, "publication": c.publication, "receipts": c.receipts,
+                    "player": c.player, "shown": c.shown,
+                    "expected": {"receipts": [list(v) for v in c.verdicts],
+                                 "withheld": [w[0] for w in c.withheld or ()],
+                                 "desk": [c.desk[0], sorted(c.desk[1])],
+                                 "check": {0: VERIFIED, 1: FAILED, 3: NOT_REVEALED, 4: INCOMPLETE}[status]},
+                    "python": python_says(c)})
+    return out
+
+
+if __name__ == "__main__":
+    # tests/browser/receipt_cases.py --golden-json: the golden cases for the SQL verifier's test.
+    if sys.argv[1:] != ["--golden-json"]:
+        sys.exit("usage: receipt_cases.py --golden-json")
+    print(json.dumps(golden_json(), ensure_ascii=False))
