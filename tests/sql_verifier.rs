@@ -532,7 +532,7 @@ fn a_thousand_random_deals_as_fair_deal_gives_them() {
 #[test]
 fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     let mut verifier = verifier_database("dealcards_sql_verifier_publication");
-    let mut house = house_of_three_rounds();
+    let mut house = house_of_three_rounds("dealcards_sql_verifier_desk");
     // The house publishes its times in an offset of half an hour; the verifier reads them in
     // another time zone and date style.
     house
@@ -561,8 +561,8 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
 
 /// A house database with desk -5 dealt in three rounds of protocol 3 under rules of their
 /// own: two revealed, the last in force; seeds set per round.
-fn house_of_three_rounds() -> Client {
-    let mut house = server::fresh_database("dealcards_sql_verifier_desk");
+fn house_of_three_rounds(name: &str) -> Client {
+    let mut house = server::fresh_database(name);
     house
         .batch_execute(
             "CREATE EXTENSION dealcards;
@@ -1078,4 +1078,126 @@ fn an_incomplete_check_says_what_is_missing() {
         assert_eq!(db.code().code(), "22023", "{says}: {db:?}");
         assert!(db.message().contains(says), "{says}: {}", db.message());
     }
+}
+
+/// What tools/verify_deal.py receipts --json says of a publication and receipts, with the
+/// player id and commitments shown given, in the shape of sql_receipts.
+fn python_receipts(case: &Value) -> Value {
+    let dir = std::env::temp_dir().join(format!("dealcards-receipts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (publication, receipts) = (dir.join("publication.json"), dir.join("receipts.json"));
+    std::fs::write(&publication, case["publication"].to_string()).unwrap();
+    std::fs::write(&receipts, case["receipts"].to_string()).unwrap();
+    let mut args = vec![
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tools/verify_deal.py").to_string(),
+        "receipts".into(),
+        "--json".into(),
+        "--publication".into(),
+        publication.display().to_string(),
+        receipts.display().to_string(),
+    ];
+    if let Some(player) = case["player"].as_i64() {
+        args.push(format!("--player={player}"));
+    }
+    args.extend(
+        strings(&case["shown"])
+            .iter()
+            .map(|c| format!("--commitment={c}")),
+    );
+    let out = std::process::Command::new("python3")
+        .args(&args)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let check = match out.status.code() {
+        Some(0) => "verified",
+        Some(1) => "failed",
+        Some(3) => "not revealed yet",
+        Some(4) => "incomplete",
+        other => panic!("verify_deal.py exited {other:?}"),
+    };
+    let receipts: Vec<Value> = said["receipts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["result"], r["check"]]))
+        .collect();
+    let withheld: Vec<Value> = said["withheld"]
+        .as_array()
+        .map(|w| w.iter().map(|g| g["game"].clone()).collect())
+        .unwrap_or_default();
+    let mut desk_checks: Vec<String> = said["desk"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["check"].as_str().unwrap().to_string())
+        .collect();
+    desk_checks.sort();
+    json!({"receipts": receipts, "withheld": withheld,
+           "desk": [said["desk"]["result"], desk_checks], "check": check})
+}
+
+/// A real desk's receipts (three rounds, the last not revealed, seat 3 the house's) checked by
+/// dealcards_verify_receipts and by verify_deal.py alike: complete, a shadow desk's deal (only
+/// the newest round's commitment shown), a game withheld, the house seat's player, and
+/// incomplete checks.
+#[test]
+fn a_real_desks_receipts_as_verify_deal_py_checks_them() {
+    let mut verifier = verifier_database("dealcards_sql_verifier_real_receipts");
+    let mut house = house_of_three_rounds("dealcards_sql_verifier_receipts_desk");
+    let publication = publication_of(&mut house);
+    let receipts: Value = serde_json::from_str(
+        &house
+            .query_one(
+                "SELECT json_agg(fair_receipt(game_id) ORDER BY game_id)::text
+                   FROM game WHERE desk_id = -5 AND fair_commitment IS NOT NULL",
+                &[],
+            )
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap();
+    let rounds = publication["rounds"].as_array().unwrap();
+    let every: Vec<String> = rounds
+        .iter()
+        .map(|r| format!("{}:{}", r["round"], r["commitment"].as_str().unwrap()))
+        .collect();
+    let newest = vec![every.last().unwrap().clone()];
+    let all = receipts.as_array().unwrap().clone();
+    let mut verdicts = Vec::new();
+    for (name, player, shown, held) in [
+        ("complete", Some(101), every.clone(), &all[..]),
+        ("shadow desk", Some(101), newest, &all[..]),
+        ("a game withheld", Some(101), every.clone(), &all[1..]),
+        (
+            "the house seat's player",
+            Some(103),
+            every.clone(),
+            &all[..],
+        ),
+        ("no player id", None, every.clone(), &all[..]),
+        ("no commitments shown", Some(101), vec![], &all[..]),
+    ] {
+        let case = json!({"name": name, "publication": publication, "receipts": held,
+                          "player": player, "shown": shown});
+        let python = python_receipts(&case);
+        assert_eq!(
+            sql_receipts(&mut verifier, &case).unwrap(),
+            python,
+            "{name}"
+        );
+        verdicts.push((name, python["check"].as_str().unwrap().to_string()));
+    }
+    let want = [
+        ("complete", "not revealed yet"),
+        ("shadow desk", "failed"),
+        ("a game withheld", "failed"),
+        ("the house seat's player", "failed"),
+        ("no player id", "incomplete"),
+        ("no commitments shown", "incomplete"),
+    ];
+    assert_eq!(verdicts, want.map(|(n, c)| (n, c.to_string())));
 }
