@@ -32,7 +32,11 @@ clear message (exit status 2).
 The player's own inputs, with the receipts as the deals notified them: given a player id, both
 must list as withheld exactly the published games naming that player whose receipts were not
 given (none when all were; exit status 1 when any), and given the commitments the player was
-shown (ROUND:HEX, or HEX for every round), fail "shown commitment" for a receipt under another;
+shown (ROUND:HEX, or HEX for every round), fail "shown commitment" for a receipt under another,
+or of a round the player named no commitment for (a shadow desk's relayed deal); without the
+player id or the commitments shown, call the check incomplete (exit status 4; the page's summary
+marked incomplete, never green, and a line naming what is missing, and a receipt whose only
+unmade check is "shown commitment" incomplete);
 the page must show a summary of the verdicts and each published game's hands as cards (rank and
 suit, jokers by name, in Dou Dizhu order, the player's seat marked), never as numbers, and refuse
 a bad player id or commitment as the tool does. The tool must take a seed or player id that
