@@ -5,8 +5,10 @@
 //! protocol 3 with each round's rules, any one of them changed breaking the chain), 1,000
 //! random deals against fair_deal, and a real desk's publication against fair_verify_desk,
 //! with a revealed round's rules rewritten in its tables, tampered copies of it, and malformed
-//! input (22023). Runs on every major: the file is plain SQL whose every operator and function
-//! must exist on each of them.
+//! input (22023); and players' receipts as tools/verify_deal.py receipts checks them, on the
+//! golden cases of tests/browser/receipt_cases.py (a shadow desk's relayed deal, a commitment
+//! other than the one shown, incomplete checks). Runs on every major: the file is plain SQL
+//! whose every operator and function must exist on each of them.
 
 mod server;
 
@@ -530,7 +532,7 @@ fn a_thousand_random_deals_as_fair_deal_gives_them() {
 #[test]
 fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
     let mut verifier = verifier_database("dealcards_sql_verifier_publication");
-    let mut house = house_of_three_rounds();
+    let mut house = house_of_three_rounds("dealcards_sql_verifier_desk");
     // The house publishes its times in an offset of half an hour; the verifier reads them in
     // another time zone and date style.
     house
@@ -559,8 +561,8 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
 
 /// A house database with desk -5 dealt in three rounds of protocol 3 under rules of their
 /// own: two revealed, the last in force; seeds set per round.
-fn house_of_three_rounds() -> Client {
-    let mut house = server::fresh_database("dealcards_sql_verifier_desk");
+fn house_of_three_rounds(name: &str) -> Client {
+    let mut house = server::fresh_database(name);
     house
         .batch_execute(
             "CREATE EXTENSION dealcards;
@@ -926,4 +928,276 @@ fn check_malformed_deals_are_refused(verifier: &mut Client) {
         assert_eq!(db.code().code(), "22023", "{says}: {db:?}");
         assert!(db.message().contains(says), "{says}: {}", db.message());
     }
+}
+
+/// The golden receipt cases of tests/browser/receipt_cases.py, each with the verdicts it must
+/// get and those tools/verify_deal.py gives.
+fn golden_receipt_cases() -> Vec<Value> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/browser/receipt_cases.py"
+    );
+    let out = std::process::Command::new("python3")
+        .args([script, "--golden-json"])
+        .output()
+        .expect("python3 runs tests/browser/receipt_cases.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases: Value = serde_json::from_slice(&out.stdout).unwrap();
+    cases.as_array().unwrap().clone()
+}
+
+/// What dealcards_verify_receipts gives a case, in the shape of receipt_cases.py's verdicts:
+/// per receipt [result, check], the games withheld, the desk's [result, [checks]], and the
+/// whole check's verdict.
+fn sql_receipts(verifier: &mut Client, case: &Value) -> Result<Value, postgres::Error> {
+    let shown: Vec<String> = strings(&case["shown"]);
+    let rows = verifier.query(
+        "SELECT kind, result, \"check\", game_id
+           FROM dealcards_verify_receipts($1::text::jsonb, $2::text::jsonb, $3, $4)",
+        &[
+            &case["publication"].to_string(),
+            &case["receipts"].to_string(),
+            &case["player"].as_i64(),
+            &shown,
+        ],
+    )?;
+    let of = |kind: &'static str| -> Vec<&postgres::Row> {
+        rows.iter()
+            .filter(|r| r.get::<_, String>(0) == kind)
+            .collect()
+    };
+    let receipts: Vec<Value> = of("receipt")
+        .into_iter()
+        .map(|r| json!([r.get::<_, String>(1), r.get::<_, Option<String>>(2)]))
+        .collect();
+    let withheld: Vec<i64> = of("withheld").into_iter().map(|r| r.get(3)).collect();
+    let desk = of("desk")[0];
+    let mut desk_checks: Vec<String> = desk
+        .get::<_, Option<String>>(2)
+        .map(|c| c.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
+    desk_checks.sort();
+    let check: Vec<String> = of("check").into_iter().map(|r| r.get(1)).collect();
+    assert_eq!(
+        check.len(),
+        1,
+        "{}: one verdict of the whole check",
+        case["name"]
+    );
+    Ok(json!({"receipts": receipts, "withheld": withheld,
+              "desk": [desk.get::<_, String>(1), desk_checks], "check": check[0]}))
+}
+
+#[test]
+fn players_receipts_as_verify_deal_py_checks_them() {
+    let mut verifier = verifier_database("dealcards_sql_verifier_receipts");
+    let cases = golden_receipt_cases();
+    let mut checked = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        assert_eq!(case["python"], case["expected"], "{name}: verify_deal.py");
+        match sql_receipts(&mut verifier, case) {
+            Ok(got) => {
+                assert_eq!(got, case["expected"], "{name}: dealcards_verify_receipts");
+                checked.push(name);
+            }
+            // A publication dealcards_verify_publication refuses (a reveal_by written with Z)
+            // is refused here too, with the same 22023.
+            Err(e) => {
+                let db = e.as_db_error().unwrap();
+                assert_eq!(db.code().code(), "22023", "{name}: {db:?}");
+                verifier
+                    .query(
+                        "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
+                        &[&case["publication"].to_string()],
+                    )
+                    .expect_err(name);
+            }
+        }
+    }
+    assert!(checked.len() + 1 >= cases.len(), "checked only {checked:?}");
+    for name in [
+        "golden: every commitment shown and the player id",
+        "golden: a shadow desk's deal, of a round shown no commitment",
+        "golden: a receipt under another commitment than the one shown",
+        "golden: no player id: incomplete",
+        "golden: no commitments shown: incomplete",
+        "golden: a game withheld",
+    ] {
+        assert!(checked.contains(&name), "{name} not checked");
+    }
+}
+
+/// The whole check's verdict names what is missing when it is incomplete; commitments shown
+/// that are not ROUND:HEX or HEX are refused with 22023, as verify_deal.py refuses them.
+#[test]
+fn an_incomplete_check_says_what_is_missing() {
+    let mut verifier = verifier_database("dealcards_sql_verifier_incomplete");
+    let cases = golden_receipt_cases();
+    let case = cases
+        .iter()
+        .find(|c| c["name"] == "golden: every commitment shown and the player id")
+        .unwrap();
+    let shown = strings(&case["shown"]);
+    let why = |verifier: &mut Client, player: Option<i64>, shown: &[String]| {
+        verifier.query_one(
+            "SELECT result || ': ' || coalesce(why, '') FROM dealcards_verify_receipts($1::text::jsonb, $2::text::jsonb, $3, $4)
+              WHERE kind = 'check'",
+            &[&case["publication"].to_string(), &case["receipts"].to_string(), &player, &shown],
+        )
+        .map(|r| r.get::<_, String>(0))
+    };
+    assert_eq!(why(&mut verifier, Some(71), &shown).unwrap(), "verified: ");
+    let no_player = why(&mut verifier, None, &shown).unwrap();
+    assert!(
+        no_player.starts_with("incomplete: not given: your player id"),
+        "{no_player}"
+    );
+    let none_shown = why(&mut verifier, Some(71), &[]).unwrap();
+    assert!(
+        none_shown.starts_with("incomplete: not given: the commitments you were shown"),
+        "{none_shown}"
+    );
+    for (bad, says) in [
+        (vec!["one:00".to_string()], "no round number"),
+        (vec!["1:abc".to_string()], "64 hex digits"),
+        (
+            vec![
+                shown[0].clone(),
+                format!("{}0", &shown[0][..shown[0].len() - 1]),
+            ],
+            "twice",
+        ),
+    ] {
+        let e = why(&mut verifier, Some(71), &bad).expect_err(says);
+        let db = e.as_db_error().unwrap();
+        assert_eq!(db.code().code(), "22023", "{says}: {db:?}");
+        assert!(db.message().contains(says), "{says}: {}", db.message());
+    }
+}
+
+/// What tools/verify_deal.py receipts --json says of a publication and receipts, with the
+/// player id and commitments shown given, in the shape of sql_receipts.
+fn python_receipts(case: &Value) -> Value {
+    let dir = std::env::temp_dir().join(format!("dealcards-receipts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (publication, receipts) = (dir.join("publication.json"), dir.join("receipts.json"));
+    std::fs::write(&publication, case["publication"].to_string()).unwrap();
+    std::fs::write(&receipts, case["receipts"].to_string()).unwrap();
+    let mut args = vec![
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tools/verify_deal.py").to_string(),
+        "receipts".into(),
+        "--json".into(),
+        "--publication".into(),
+        publication.display().to_string(),
+        receipts.display().to_string(),
+    ];
+    if let Some(player) = case["player"].as_i64() {
+        args.push(format!("--player={player}"));
+    }
+    args.extend(
+        strings(&case["shown"])
+            .iter()
+            .map(|c| format!("--commitment={c}")),
+    );
+    let out = std::process::Command::new("python3")
+        .args(&args)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let check = match out.status.code() {
+        Some(0) => "verified",
+        Some(1) => "failed",
+        Some(3) => "not revealed yet",
+        Some(4) => "incomplete",
+        other => panic!("verify_deal.py exited {other:?}"),
+    };
+    let receipts: Vec<Value> = said["receipts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["result"], r["check"]]))
+        .collect();
+    let withheld: Vec<Value> = said["withheld"]
+        .as_array()
+        .map(|w| w.iter().map(|g| g["game"].clone()).collect())
+        .unwrap_or_default();
+    let mut desk_checks: Vec<String> = said["desk"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["check"].as_str().unwrap().to_string())
+        .collect();
+    desk_checks.sort();
+    json!({"receipts": receipts, "withheld": withheld,
+           "desk": [said["desk"]["result"], desk_checks], "check": check})
+}
+
+/// A real desk's receipts (three rounds, the last not revealed, seat 3 the house's) checked by
+/// dealcards_verify_receipts and by verify_deal.py alike: complete, a shadow desk's deal (only
+/// the newest round's commitment shown), a game withheld, the house seat's player, and
+/// incomplete checks.
+#[test]
+fn a_real_desks_receipts_as_verify_deal_py_checks_them() {
+    let mut verifier = verifier_database("dealcards_sql_verifier_real_receipts");
+    let mut house = house_of_three_rounds("dealcards_sql_verifier_receipts_desk");
+    let publication = publication_of(&mut house);
+    let receipts: Value = serde_json::from_str(
+        &house
+            .query_one(
+                "SELECT json_agg(fair_receipt(game_id) ORDER BY game_id)::text
+                   FROM game WHERE desk_id = -5 AND fair_commitment IS NOT NULL",
+                &[],
+            )
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap();
+    let rounds = publication["rounds"].as_array().unwrap();
+    let every: Vec<String> = rounds
+        .iter()
+        .map(|r| format!("{}:{}", r["round"], r["commitment"].as_str().unwrap()))
+        .collect();
+    let newest = vec![every.last().unwrap().clone()];
+    let all = receipts.as_array().unwrap().clone();
+    let mut verdicts = Vec::new();
+    for (name, player, shown, held) in [
+        ("complete", Some(101), every.clone(), &all[..]),
+        ("shadow desk", Some(101), newest, &all[..]),
+        ("a game withheld", Some(101), every.clone(), &all[1..]),
+        (
+            "the house seat's player",
+            Some(103),
+            every.clone(),
+            &all[..],
+        ),
+        ("no player id", None, every.clone(), &all[..]),
+        ("no commitments shown", Some(101), vec![], &all[..]),
+    ] {
+        let case = json!({"name": name, "publication": publication, "receipts": held,
+                          "player": player, "shown": shown});
+        let python = python_receipts(&case);
+        assert_eq!(
+            sql_receipts(&mut verifier, &case).unwrap(),
+            python,
+            "{name}"
+        );
+        verdicts.push((name, python["check"].as_str().unwrap().to_string()));
+    }
+    let want = [
+        ("complete", "not revealed yet"),
+        ("shadow desk", "failed"),
+        ("a game withheld", "failed"),
+        ("the house seat's player", "failed"),
+        ("no player id", "incomplete"),
+        ("no commitments shown", "incomplete"),
+    ];
+    assert_eq!(verdicts, want.map(|(n, c)| (n, c.to_string())));
 }

@@ -35,7 +35,8 @@ written out here).
         shown commitment
                      (--commitment) its commitment is the one you were shown for its round
                      before you gave your seed: --commitment ROUND:HEX once per round, or
-                     --commitment HEX for every round not named so
+                     --commitment HEX for every round not named so; a receipt of a round you
+                     were shown no commitment for (none named, and no bare HEX) fails
         house seats  each house seat of its round has the empty client seed; fails when your
                      own seat (--seat, or the seat naming --player) is a house seat of the round
         chain        recomputed from 32 zero bytes along the published games (each under its
@@ -57,9 +58,13 @@ written out here).
       With --player ID (your player id), a line "withheld: game G (round R, nonce N), seat S"
       for every published game that names you in a seat and whose receipt is not among those
       given: a deal of yours the house did not relay (or "player ID: nothing withheld").
+      Without --player, or without --commitment, the check is incomplete: a receipt whose
+      checks all pass but "shown commitment" (not made) is "incomplete", and a last line
+      "incomplete: not given: ..." names what is missing.
       Exit status 0 when every receipt and the desk verify, 1 when anything failed, is overdue
       or a game was withheld, 2 on bad input, 3 when nothing failed but some receipt's round is not
-      revealed yet.
+      revealed yet, 4 when nothing failed or is overdue or withheld but the check is incomplete
+      (--player or --commitment not given).
 
 Hex arguments may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no
 client seed as --client-seed '', and a client seed that starts with "-" as --client-seed=-seed
@@ -336,6 +341,12 @@ def print_deal(r, given):
 CHECKS = ["desk", "game", "record", "seat", "shown commitment", "house seats", "chain", "nonce",
           "commitment", "deal"]
 VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
+# A receipt all of whose checks passed but "shown commitment", which was not made: the player
+# gave none of the commitments they were shown, so it may be of a round (or a desk) they never
+# gave their seed under. Exit status 4 says a check was incomplete and nothing failed.
+INCOMPLETE = "incomplete"
+NOT_SHOWN = ("not made: give the commitments you were shown (--commitment ROUND:HEX or HEX); "
+             "without them a receipt of a deal you were never shown cannot be told from yours")
 
 
 class Failed(Exception):
@@ -642,7 +653,15 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None, playe
         # shown commitment: the commitment the player was shown for this round, before they
         # gave their seed, is the receipt's (a seed given under another commitment, one already
         # revealed for one, is a seed the house could have known the deal of).
+        # A receipt of a round the player was shown no commitment for fails too: a house that
+        # deals the same seeds at desks the player never saw would relay only the best deal.
         want = shown_commitment(shown, r["round"])
+        if want is None and shown:
+            raise Failed("shown commitment", "you were shown no commitment for round %d (you gave "
+                         "one for round %s only), so this receipt's commitment %s is not one you "
+                         "gave your seed under" % (r["round"], ", ".join(
+                             str(n) for n in sorted(k for k in shown if k is not None)),
+                             r["commitment"].hex()))
         if want is not None:
             if r["commitment"] != want:
                 raise Failed("shown commitment", "the receipt's commitment for round %d is %s, "
@@ -650,6 +669,9 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None, playe
                              % (r["round"], r["commitment"].hex(), want.hex()))
             passed("shown commitment", "the commitment is the one you were shown for round %d"
                    % r["round"])
+        else:
+            state["unshown"] = True
+            done.append({"check": "shown commitment", "result": INCOMPLETE, "why": NOT_SHOWN})
 
         # house seats: a seat the house plays has the empty seed, fixed with the commitment.
         rnd = pub["rounds"].get(r["round"])
@@ -751,6 +773,10 @@ def check_receipt(pub, r, seat=None, my_seed=None, chain=None, shown=None, playe
     if state["revealed"] == OVERDUE:
         return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": OVERDUE,
                 "check": "commitment", "why": state["late"], "checks": done}
+    if state.get("unshown"):
+        # Every check passed but the one that needs the commitments you were shown.
+        return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": INCOMPLETE,
+                "check": "shown commitment", "why": NOT_SHOWN, "checks": done}
     result = VERIFIED if state["revealed"] else NOT_REVEALED
     return {"game": r["game"], "round": r["round"], "nonce": r["nonce"], "result": result,
             "check": None, "why": None, "checks": done}
@@ -921,25 +947,47 @@ def receipts_main(argv):
                for label, r in receipts]
     desk = check_desk(pub, chain)
     withheld = None if player is None else withheld_games(pub, player, [r for _, r in receipts])
+    missing = missing_inputs(player, shown)
     outcomes = {x["result"] for x in results} | {desk["result"]}
     status = (1 if FAILED in outcomes or OVERDUE in outcomes or withheld
+              else 4 if missing or INCOMPLETE in outcomes
               else 3 if NOT_REVEALED in outcomes else 0)
     if a.json:
         print(json.dumps({"receipts": results, "desk": desk, "player": player,
-                          "withheld": withheld, "exit": status}, ensure_ascii=False))
+                          "withheld": withheld, "incomplete": missing or None, "exit": status},
+                         ensure_ascii=False))
     else:
-        for x in results:
-            line = "%s: game %d (round %d, nonce %d): %s" % (x["receipt"], x["game"], x["round"],
-                                                             x["nonce"], x["result"])
-            print(line + (": %s: %s" % (x["check"], x["why"]) if x["check"] else ""))
-        if withheld is not None:
-            for w in withheld:
-                print(withheld_line(w))
-            if not withheld:
-                print("player %d: nothing withheld: a receipt was given for each of the %d "
-                      "published games that name you" % (player, games_naming(pub, player)))
-        print(desk_line(desk, pub))
+        print_receipts(results, desk, pub, player, withheld, missing)
     return status
+
+
+def missing_inputs(player, shown):
+    """What the player did not give, without which the check is incomplete (exit status 4):
+    their id (for the games withheld from them) and the commitments they were shown."""
+    missing = []
+    if player is None:
+        missing.append("your player id (--player): the games the house dealt you and did not "
+                       "relay were not looked for")
+    if not shown:
+        missing.append("the commitments you were shown (--commitment): no receipt was checked "
+                       "against them, so a deal of a desk or round you never saw passes")
+    return missing
+
+
+def print_receipts(results, desk, pub, player, withheld, missing):
+    for x in results:
+        line = "%s: game %d (round %d, nonce %d): %s" % (x["receipt"], x["game"], x["round"],
+                                                         x["nonce"], x["result"])
+        print(line + (": %s: %s" % (x["check"], x["why"]) if x["check"] else ""))
+    if withheld is not None:
+        for w in withheld:
+            print(withheld_line(w))
+        if not withheld:
+            print("player %d: nothing withheld: a receipt was given for each of the %d "
+                  "published games that name you" % (player, games_naming(pub, player)))
+    print(desk_line(desk, pub))
+    if missing:
+        print("incomplete: not given: %s" % "; ".join(missing))
 
 
 def desk_line(desk, pub):

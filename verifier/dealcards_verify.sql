@@ -2,12 +2,15 @@
 -- later, managed ones included, with no dealcards library: plain SQL and PL/pgSQL over pgcrypto
 -- (a trusted extension every provider offers). It recomputes deals and checks a desk's chain
 -- from what the house publishes, as docs/provably_fair.md specifies them byte for byte
--- (protocols 1 to 3), and gives what dealcards' own fair_deal and fair_verify_desk give.
+-- (protocols 1 to 3), and gives what dealcards' own fair_deal and fair_verify_desk give; and it
+-- checks a player's receipts as tools/verify_deal.py receipts does.
 --
 --   CREATE EXTENSION IF NOT EXISTS pgcrypto;
 --   \i dealcards_verify.sql
 --   SELECT * FROM dealcards_verify_deal(server_seed, ARRAY['alice', '', 'Zoë'], 2);
 --   SELECT * FROM dealcards_verify_publication(publication_jsonb);
+--   SELECT * FROM dealcards_verify_receipts(publication_jsonb, receipts_jsonb_array,
+--                                           player_id, ARRAY['ROUND:HEX', ...]);
 --
 -- The functions are created in the first schema of the search_path and keep the search_path
 -- they were created with (where pgcrypto's hmac and digest were found). The file holds SQL
@@ -426,5 +429,308 @@ BEGIN
         problem := format('round %s was left without a reveal: the desk deals under it no more, yet its server seed is secret, so its games can never be checked', round);
         RETURN NEXT;
     END LOOP;
+END
+$$;
+
+-- The commitments a player was shown before they gave their seed, as they type them to
+-- verify_deal.py's --commitment: each ROUND:HEX (the one shown for that round) or HEX (the one
+-- shown for every round not named), the hex with \x or 0x or neither, in either case. A jsonb
+-- object from the round's number (as text) or "*" to the lowercase hex; 22023 for one that is
+-- not so, or for a round (or "*") named twice with two commitments.
+CREATE OR REPLACE FUNCTION dealcards_verify_shown(shown text[])
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    out jsonb := '{}';
+    item text;
+    head text;
+    hex text;
+    k text;
+BEGIN
+    FOREACH item IN ARRAY coalesce(shown, '{}') LOOP
+        IF item IS NULL THEN
+            RAISE EXCEPTION 'a commitment shown is NULL' USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        item := btrim(item);
+        IF position(':' IN item) > 0 THEN
+            head := btrim(split_part(item, ':', 1));
+            hex := substr(item, position(':' IN item) + 1);
+            IF head !~ '^-?[0-9]{1,10}$' OR head::bigint NOT BETWEEN -2147483648 AND 2147483647 THEN
+                RAISE EXCEPTION 'a commitment shown is ROUND:HEX or HEX, and "%" is no round number', head
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            k := head::int::text;
+        ELSE
+            k := '*';
+            hex := item;
+        END IF;
+        hex := regexp_replace(btrim(hex), '^(\\x|0x|0X)', '');
+        IF hex !~ '^[0-9a-fA-F]{64}$' THEN
+            RAISE EXCEPTION 'the commitment you were shown% is 64 hex digits (32 bytes), not "%"',
+                CASE WHEN k = '*' THEN '' ELSE ' for round ' || k END, item
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        hex := lower(hex);
+        IF out ? k AND out ->> k <> hex THEN
+            RAISE EXCEPTION 'the commitments shown name % twice, with two commitments',
+                CASE WHEN k = '*' THEN 'every round' ELSE 'round ' || k END
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        out := out || jsonb_build_object(k, hex);
+    END LOOP;
+    RETURN out;
+END
+$$;
+
+-- One receipt's checks against a publication (dealcards_verify_receipts gives its arguments):
+-- (result, check, why) of the first check that fails, as verify_deal.py receipts makes them in
+-- order (desk, game, record, shown commitment, house seats, chain, nonce, commitment, deal);
+-- else overdue, incomplete ("shown commitment" not made: no commitment shown), not revealed
+-- yet or verified. broken: the positions (1 = the first published game) whose link of the
+-- chain is broken.
+CREATE OR REPLACE FUNCTION dealcards_verify_receipt(publication jsonb, r jsonb, player bigint,
+    shown jsonb, broken int[], OUT result text, OUT "check" text, OUT why text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    games jsonb := publication -> 'games';
+    g jsonb;
+    rnd jsonb;
+    at int[];
+    i int;
+    f text;
+    want text;
+    s int;
+    seeds text[];
+    seed bytea;
+    dealt record;
+    late text;
+    unshown boolean := false;
+BEGIN
+    result := 'failed';
+    IF r -> 'desk' <> publication -> 'desk' THEN
+        "check" := 'desk'; why := format('the receipt is of desk %s, the publication of desk %s', r -> 'desk', publication -> 'desk');
+        RETURN;
+    END IF;
+    at := ARRAY(SELECT n::int FROM jsonb_array_elements(games) WITH ORDINALITY x(v, n) WHERE v -> 'game' = r -> 'game');
+    IF cardinality(at) <> 1 THEN
+        "check" := 'game';
+        why := CASE WHEN cardinality(at) = 0 THEN format('game %s is not in the publication: it was removed, or never recorded', r -> 'game')
+                    ELSE format('game %s is in the publication %s times', r -> 'game', cardinality(at)) END;
+        RETURN;
+    END IF;
+    i := at[1];
+    g := games -> (i - 1);
+    FOREACH f IN ARRAY ARRAY['round', 'commitment', 'nonce', 'players', 'client_seeds', 'leader'] LOOP
+        IF r -> f IS DISTINCT FROM g -> f THEN
+            "check" := 'record';
+            why := format('the receipt''s %s is %s, the published game''s is %s', replace(f, '_', ' '), r -> f, g -> f);
+            RETURN;
+        END IF;
+    END LOOP;
+    -- shown commitment: a receipt of a round the player was shown no commitment for fails
+    -- too (a house that deals the same seeds at desks the player never saw would relay only
+    -- the best deal).
+    want := coalesce(shown ->> (r ->> 'round'), shown ->> '*');
+    IF want IS NULL AND shown <> '{}' THEN
+        "check" := 'shown commitment';
+        why := format('you were shown no commitment for round %s, so this receipt''s commitment %s is not one you gave your seed under',
+                      r -> 'round', r ->> 'commitment');
+        RETURN;
+    ELSIF want IS NULL THEN
+        unshown := true;
+    ELSIF want <> r ->> 'commitment' THEN
+        "check" := 'shown commitment';
+        why := format('the receipt''s commitment for round %s is %s, but you were shown %s before you gave your seed',
+                      r -> 'round', r ->> 'commitment', want);
+        RETURN;
+    END IF;
+    SELECT v INTO rnd FROM jsonb_array_elements(publication -> 'rounds') v WHERE v -> 'round' = r -> 'round';
+    "check" := 'house seats';
+    IF rnd IS NULL THEN
+        why := format('round %s is not in the publication, so its rules (house seats, chain protocol) are not known', r -> 'round');
+        RETURN;
+    END IF;
+    FOR s IN SELECT value::int FROM jsonb_array_elements(coalesce(rnd -> 'house_seats', '[]'))
+              WHERE value <> 'null' AND value::numeric BETWEEN 1 AND 3 LOOP
+        IF r -> 'client_seeds' ->> (s - 1) <> '' THEN
+            why := format('seat %s is a house seat of round %s, yet its client seed is not empty', s, r -> 'round');
+            RETURN;
+        END IF;
+        IF player IS NOT NULL AND (r -> 'players' ->> (s - 1))::bigint = player THEN
+            why := format('YOUR SEAT %s IS A HOUSE SEAT of round %s: the house declared your own seat its own, so your seed counted for nothing and the house alone chose this deal', s, r -> 'round');
+            RETURN;
+        END IF;
+    END LOOP;
+    "check" := 'chain';
+    IF EXISTS (SELECT FROM unnest(broken) b WHERE b <= i) THEN
+        why := format('the chain is broken at game number %s of the publication, at or before this game', (SELECT min(b) FROM unnest(broken) b));
+        RETURN;
+    END IF;
+    IF g -> 'chain_hash' <> r -> 'chain_hash' THEN
+        why := format('the receipt''s chain_hash is %s, but the published games recompute to %s for game %s: this game or one before it is not what was dealt',
+                      r ->> 'chain_hash', g ->> 'chain_hash', g -> 'game');
+        RETURN;
+    END IF;
+    "check" := 'nonce';
+    IF (SELECT count(*) <> (r ->> 'nonce')::bigint OR count(DISTINCT (v ->> 'nonce')::bigint) FILTER (WHERE (v ->> 'nonce')::bigint < (r ->> 'nonce')::bigint) <> (r ->> 'nonce')::bigint
+          FROM jsonb_array_elements(games) WITH ORDINALITY x(v, n) WHERE n < i AND v -> 'round' = r -> 'round') THEN
+        why := format('before nonce %s, round %s''s games are not nonces 0 to %s, each once', r -> 'nonce', r -> 'round', (r ->> 'nonce')::bigint - 1);
+        RETURN;
+    END IF;
+    "check" := 'commitment';
+    IF rnd -> 'commitment' <> r -> 'commitment' THEN
+        why := format('round %s is published with commitment %s, not the receipt''s %s', r -> 'round', rnd ->> 'commitment', r ->> 'commitment');
+        RETURN;
+    END IF;
+    IF coalesce(rnd -> 'server_seed', 'null') = 'null' THEN
+        IF EXISTS (SELECT FROM jsonb_array_elements(publication -> 'rounds') v WHERE (v ->> 'round')::int > (r ->> 'round')::int) THEN
+            why := format('round %s was left without a reveal: a later round was committed, yet its server seed is not published, so this game can never be checked', r -> 'round');
+            RETURN;
+        END IF;
+        IF coalesce(rnd -> 'max_deals', 'null') <> 'null'
+           AND (SELECT count(*) FROM jsonb_array_elements(games) v WHERE v -> 'round' = r -> 'round') >= (rnd ->> 'max_deals')::bigint THEN
+            late := format('round %s has dealt the %s deals of its bound, yet its server seed is not published: the house owes its reveal', r -> 'round', rnd -> 'max_deals');
+        ELSIF coalesce(rnd -> 'reveal_by', 'null') <> 'null'
+              AND dealcards_verify_time(rnd -> 'reveal_by', 'reveal_by') < extract(epoch FROM clock_timestamp()) * 1000000 THEN
+            late := format('round %s''s server seed was due by %s, yet it is not published: the house owes its reveal', r -> 'round', rnd ->> 'reveal_by');
+        END IF;
+        IF late IS NOT NULL THEN
+            result := 'overdue'; why := late;
+        ELSIF unshown THEN
+            result := 'incomplete'; "check" := 'shown commitment'; why := 'not made: give the commitments you were shown';
+        ELSE
+            result := 'not revealed yet'; "check" := NULL; why := NULL;
+        END IF;
+        RETURN;
+    END IF;
+    seed := decode(rnd ->> 'server_seed', 'hex');
+    IF digest(seed, 'sha256') <> decode(rnd ->> 'commitment', 'hex') THEN
+        why := format('SHA-256 of round %s''s published server seed is %s, not its commitment %s', r -> 'round', encode(digest(seed, 'sha256'), 'hex'), rnd ->> 'commitment');
+        RETURN;
+    END IF;
+    seeds := ARRAY(SELECT convert_from(decode(v, 'hex'), 'UTF8') FROM jsonb_array_elements_text(r -> 'client_seeds') v);
+    dealt := dealcards_verify_deal(seed, seeds, (r ->> 'nonce')::bigint);
+    IF jsonb_build_array(to_jsonb(dealt.p1_cards), to_jsonb(dealt.p2_cards), to_jsonb(dealt.p3_cards),
+                         to_jsonb(dealt.extra_cards)) <> g -> 'cards'
+       OR dealt.leader <> (g ->> 'leader')::int THEN
+        "check" := 'deal';
+        why := 'the published cards or first bidder are not the deal the seeds and nonce give';
+        RETURN;
+    END IF;
+    IF unshown THEN
+        result := 'incomplete'; "check" := 'shown commitment'; why := 'not made: give the commitments you were shown';
+    ELSE
+        result := 'verified'; "check" := NULL; why := NULL;
+    END IF;
+END
+$$;
+
+-- A player's receipts (a jsonb array of what fair_receipt gives, or deal_cards notified)
+-- checked against the desk's publication, as verify_deal.py receipts checks them given --player
+-- and --commitment: a row per receipt (kind 'receipt', receipt its place in the array from 1),
+-- result verified, not revealed yet, overdue, failed (check and why say which check and why)
+-- or incomplete (check "shown commitment": no commitment shown was given, so it was not made);
+-- a row per published game that names the player and whose receipt is not given (kind
+-- 'withheld', result 'withheld', why its seats); a row for the desk (kind 'desk': the chain
+-- recomputes to chain_head, no round left without a reveal); and a last row (kind 'check')
+-- with the whole check's verdict: failed (anything failed, is overdue or withheld), incomplete
+-- (nothing failed, but the player id or the commitments shown are missing: why names which;
+-- verify_deal.py exits 4), not revealed yet, or verified. shown holds the commitments the
+-- player was shown, each ROUND:HEX or HEX; a receipt of a round they were shown none for fails
+-- "shown commitment". A publication or receipt that is not one is refused with 22023.
+CREATE OR REPLACE FUNCTION dealcards_verify_receipts(publication jsonb, receipts jsonb,
+    player bigint, shown text[],
+    OUT kind text, OUT receipt int, OUT game_id bigint, OUT round int, OUT nonce bigint,
+    OUT result text, OUT "check" text, OUT why text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    shown_by jsonb := dealcards_verify_shown(shown);
+    broken int[];
+    desk_problems text[];
+    r jsonb;
+    k int := 0;
+    v record;
+    results text[] := '{}';
+    missing text[] := '{}';
+    withheld int := 0;
+BEGIN
+    SELECT array_agg(n::int) FILTER (WHERE p.game_id IS NOT NULL AND p.problem ~ 'chain is broken|is not a seat|has no bound'),
+           array_agg(p.problem) FILTER (WHERE p.game_id IS NULL)
+      INTO broken, desk_problems
+      FROM dealcards_verify_publication(publication) WITH ORDINALITY p(game_id, round, nonce, verified, problem, n);
+    broken := coalesce(broken, '{}');
+    IF jsonb_typeof(receipts) IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION 'the receipts are a jsonb array of receipts' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    kind := 'receipt';
+    FOR r IN SELECT value FROM jsonb_array_elements(receipts) LOOP
+        k := k + 1;
+        IF jsonb_typeof(r) IS DISTINCT FROM 'object' OR NOT r ? 'commitment' THEN
+            RAISE EXCEPTION 'receipt % is not a provably fair receipt (it has no commitment)', k
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        PERFORM dealcards_verify_int(r -> 'desk', format('receipt %s''s desk', k)),
+                dealcards_verify_int(r -> 'leader', format('receipt %s''s leader', k)),
+                dealcards_verify_hex(r -> 'commitment', format('receipt %s''s commitment', k), 32),
+                dealcards_verify_hex(r -> 'chain_hash', format('receipt %s''s chain_hash', k), 32);
+        IF jsonb_typeof(r -> 'players') IS DISTINCT FROM 'array' OR jsonb_array_length(r -> 'players') <> 3
+           OR jsonb_typeof(r -> 'client_seeds') IS DISTINCT FROM 'array' OR jsonb_array_length(r -> 'client_seeds') <> 3 THEN
+            RAISE EXCEPTION 'receipt % must have 3 players and 3 client_seeds', k USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        PERFORM dealcards_verify_int(p, format('a player of receipt %s', k)) FROM jsonb_array_elements(r -> 'players') p;
+        PERFORM convert_from(dealcards_verify_hex(s, format('a client seed of receipt %s', k)), 'UTF8') FROM jsonb_array_elements(r -> 'client_seeds') s;
+        receipt := k;
+        game_id := dealcards_verify_int(r -> 'game', format('receipt %s''s game', k));
+        round := dealcards_verify_int(r -> 'round', format('receipt %s''s round', k));
+        nonce := dealcards_verify_int(r -> 'nonce', format('receipt %s''s nonce', k));
+        SELECT * INTO v FROM dealcards_verify_receipt(publication, r, player, shown_by, broken) x;
+        result := v.result; "check" := v."check"; why := v.why;
+        results := results || result;
+        RETURN NEXT;
+    END LOOP;
+    kind := 'withheld'; receipt := NULL; result := 'withheld'; "check" := NULL;
+    FOR game_id, round, nonce, why IN
+        SELECT (g ->> 'game')::bigint, (g ->> 'round')::int, (g ->> 'nonce')::bigint,
+               (SELECT string_agg(format('seat %s', n), ', ' ORDER BY n) FROM jsonb_array_elements_text(g -> 'players') WITH ORDINALITY s(p, n) WHERE p = player::text)
+          FROM jsonb_array_elements(publication -> 'games') g
+         WHERE player IS NOT NULL AND g -> 'players' @> to_jsonb(ARRAY[player])
+           AND NOT EXISTS (SELECT FROM jsonb_array_elements(receipts) x
+                            WHERE x -> 'desk' = publication -> 'desk' AND x -> 'game' = g -> 'game') LOOP
+        withheld := withheld + 1;
+        RETURN NEXT;
+    END LOOP;
+    kind := 'desk'; game_id := NULL; round := NULL; nonce := NULL;
+    result := CASE WHEN cardinality(broken) > 0 OR desk_problems IS NOT NULL THEN 'failed' ELSE 'verified' END;
+    -- The desk's checks that fail, as verify_deal.py names them, comma-separated.
+    "check" := nullif(concat_ws(',',
+        CASE WHEN cardinality(broken) > 0 OR EXISTS (SELECT FROM unnest(desk_problems) d WHERE d ~ 'chain head') THEN 'chain' END,
+        CASE WHEN EXISTS (SELECT FROM unnest(desk_problems) d WHERE d ~ 'without a reveal') THEN 'left without a reveal' END), '');
+    why := array_to_string(desk_problems, '; ');
+    results := results || result;
+    RETURN NEXT;
+    IF player IS NULL THEN
+        missing := missing || 'your player id: the games the house dealt you and did not relay were not looked for'::text;
+    END IF;
+    IF shown_by = '{}' THEN
+        missing := missing || 'the commitments you were shown: no receipt was checked against them, so a deal of a desk or round you never saw passes'::text;
+    END IF;
+    kind := 'check'; "check" := NULL;
+    IF 'failed' = ANY(results) OR 'overdue' = ANY(results) OR withheld > 0 THEN
+        result := 'failed'; why := NULL;
+    ELSIF cardinality(missing) > 0 OR 'incomplete' = ANY(results) THEN
+        result := 'incomplete'; why := 'not given: ' || array_to_string(missing, '; ');
+    ELSIF 'not revealed yet' = ANY(results) THEN
+        result := 'not revealed yet'; why := NULL;
+    ELSE
+        result := 'verified'; why := NULL;
+    END IF;
+    RETURN NEXT;
 END
 $$;

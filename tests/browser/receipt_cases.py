@@ -12,12 +12,16 @@ import copy
 import datetime
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))  # run as a script (--golden-json)
 import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
 
 VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
+INCOMPLETE = "incomplete"
 
 
 class Case:
@@ -25,17 +29,27 @@ class Case:
     must get; the desk line's result and the checks it must name. mine = (seat, seed) when the
     player gives theirs. player: the player id given, and withheld the games that must be listed
     as withheld for them, each (game, round, nonce, seats); shown: the commitments the player
-    gives as shown to them, as they type them ("ROUND:HEX" or "HEX")."""
+    gives as shown to them, as they type them ("ROUND:HEX" or "HEX"). The verdicts are those
+    of a complete check: with no commitment shown, a receipt that would be verified or not
+    revealed yet is incomplete ("shown commitment" not made)."""
 
     def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None,
                  player=None, withheld=None, shown=()):
         self.name, self.publication, self.receipts = name, publication, receipts
-        self.verdicts, self.desk, self.mine = verdicts, desk, mine
+        self.desk, self.mine = desk, mine
         self.player, self.withheld, self.shown = player, withheld, list(shown)
+        self.verdicts = [(INCOMPLETE, "shown commitment") if not self.shown and v[0] in (VERIFIED, NOT_REVEALED)
+                         else v for v in verdicts]
+
+    def missing(self):
+        """What the check is incomplete for want of: "player" (no id), "commitments" (none shown)."""
+        return [m for m, given in (("player", self.player is not None), ("commitments", bool(self.shown)))
+                if not given]
 
     def exit_status(self):
         results = {v[0] for v in self.verdicts} | {self.desk[0]}
         return (1 if FAILED in results or OVERDUE in results or self.withheld
+                else 4 if self.missing() or INCOMPLETE in results
                 else 3 if NOT_REVEALED in results else 0)
 
 
@@ -343,7 +357,20 @@ def player_cases(pub, notified):
                       shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
     v = [(FAILED, "shown commitment") if r["round"] == second else b for r, b in zip(notified, base)]
     cases.append(Case("a receipt under another commitment than the one shown for its round", pub,
-                      notified, v, shown=["%d:%s" % (second, other_hex(commitment[second]))]))
+                      notified, v, shown=["%d:%s" % (n, other_hex(commitment[n]) if n == second else commitment[n])
+                                          for n in rounds]))
+    # A shadow desk's deal relayed: receipts of rounds the player named no commitment for (and
+    # gave no bare HEX) fail, whatever else verifies.
+    v = [(FAILED, "shown commitment") if r["round"] != last else b for r, b in zip(notified, base)]
+    cases.append(Case("receipts of rounds the player was shown no commitment for", pub, notified, v,
+                      player=one, withheld=[], shown=["%d:%s" % (last, commitment[last])]))
+    # Incomplete: no player id (the withheld games are not looked for); no commitments shown.
+    cases.append(Case("the commitments shown but no player id: incomplete", pub, notified, base,
+                      shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
+    cases.append(Case("a player id but no commitments shown: incomplete", pub, notified, base,
+                      player=one, withheld=[]))
+    cases.append(Case("every commitment shown and the player id: complete", pub, notified, base,
+                      player=one, withheld=[], shown=["%d:%s" % (n, commitment[n]) for n in rounds]))
     v = [(FAILED, "shown commitment") if r["round"] != last else b for r, b in zip(notified, base)]
     cases.append(Case("one commitment shown, for every round", pub, notified, v,
                       shown=["\\x" + commitment[last].upper()]))
@@ -504,7 +531,35 @@ def golden_cases():
         rs = [receipt_of(p, g) for g in p["games"]]
         out.append(Case("golden: protocol 3 chains " + what, p, rs,
                         [(FAILED, "chain")] * 2, desk=(FAILED, ("chain",))))
-    return out
+    return out + golden_player_cases(one)
+
+
+def golden_player_cases(pub):
+    """The player's own inputs at the golden protocol-1 desk of two rounds (player 71 in seat 1
+    of every game): complete; a shadow desk's deal (a receipt of the round the player named no
+    commitment for, with ROUND:HEX given for the other); a commitment other than the one shown;
+    and incomplete checks, with no player id or no commitments."""
+    rs = [receipt_of(pub, g) for g in pub["games"]]
+    c = {r["round"]: r["commitment"] for r in pub["rounds"]}
+    every = ["%d:%s" % (n, c[n]) for n in sorted(c)]
+    shadow = [(FAILED, "shown commitment") if r["round"] != 1 else (VERIFIED, None) for r in rs]
+    other = [(FAILED, "shown commitment") if r["round"] == 2 else (VERIFIED, None) for r in rs]
+    return [
+        Case("golden: every commitment shown and the player id", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[], shown=every),
+        Case("golden: a shadow desk's deal, of a round shown no commitment", pub, rs, shadow,
+             player=71, withheld=[], shown=["1:" + c[1]]),
+        Case("golden: a receipt under another commitment than the one shown", pub, rs, other,
+             player=71, withheld=[], shown=["1:" + c[1], "2:" + other_hex(c[2])]),
+        Case("golden: a bare commitment covers the rounds not named", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[], shown=["2:" + c[2], c[1]]),
+        Case("golden: a game withheld", pub, rs[1:], [(VERIFIED, None)] * (len(rs) - 1),
+             player=71, withheld=[(g["game"], g["round"], g["nonce"], [1]) for g in pub["games"][:1]], shown=every),
+        Case("golden: no player id: incomplete", pub, rs, [(VERIFIED, None)] * len(rs), shown=every),
+        Case("golden: no commitments shown: incomplete", pub, rs, [(VERIFIED, None)] * len(rs),
+             player=71, withheld=[]),
+        Case("golden: neither: incomplete", pub, rs, [(VERIFIED, None)] * len(rs)),
+    ]
 
 
 # --- input that is no publication or receipt ----------------------------------------------------
@@ -544,3 +599,49 @@ def bad_inputs(pub, receipts):
         ("a reveal_by on February 30", round_so(reveal_by="2026-02-30T00:00:00+00:00"), good_r, "reveal_by"),
         ("a reveal_by without its offset", round_so(reveal_by="2026-01-31T12:00:00"), good_r, "reveal_by"),
     ]
+
+
+# --- for the SQL verifier's test (tests/sql_verifier.rs) ----------------------------------------
+
+def python_says(case):
+    """What tools/verify_deal.py receipts gives a case (run in-process): per receipt (result,
+    check), the games withheld, the desk's result and checks, and the whole check's verdict
+    (its exit status as a word)."""
+    pub = verify_deal.parse_publication(json.loads(json.dumps(case.publication)))
+    receipts = [verify_deal.parse_receipt(r, "receipt") for r in case.receipts]
+    shown = verify_deal.parse_shown_commitments(case.shown)
+    chain = verify_deal.walk_chain(pub)
+    results = [verify_deal.check_receipt(pub, r, None, None, chain, shown, case.player) for r in receipts]
+    desk = verify_deal.check_desk(pub, chain)
+    withheld = ([] if case.player is None
+                else [w["game"] for w in verify_deal.withheld_games(pub, case.player, receipts)])
+    outcomes = {x["result"] for x in results} | {desk["result"]}
+    missing = verify_deal.missing_inputs(case.player, shown)
+    overall = (FAILED if FAILED in outcomes or OVERDUE in outcomes or withheld
+               else INCOMPLETE if missing or INCOMPLETE in outcomes
+               else NOT_REVEALED if NOT_REVEALED in outcomes else VERIFIED)
+    return {"receipts": [[x["result"], x["check"]] for x in results], "withheld": withheld,
+            "desk": [desk["result"], sorted(p["check"] for p in desk["problems"])], "check": overall}
+
+
+def golden_json():
+    """The golden cases as JSON: each with its publication, receipts, player id and commitments
+    shown, the verdicts it must get ("expected") and those verify_deal.py gives ("python")."""
+    out = []
+    for c in golden_cases():
+        status = c.exit_status()
+        out.append({"name": c.name, "publication": c.publication, "receipts": c.receipts,
+                    "player": c.player, "shown": c.shown,
+                    "expected": {"receipts": [list(v) for v in c.verdicts],
+                                 "withheld": [w[0] for w in c.withheld or ()],
+                                 "desk": [c.desk[0], sorted(c.desk[1])],
+                                 "check": {0: VERIFIED, 1: FAILED, 3: NOT_REVEALED, 4: INCOMPLETE}[status]},
+                    "python": python_says(c)})
+    return out
+
+
+if __name__ == "__main__":
+    # tests/browser/receipt_cases.py --golden-json: the golden cases for the SQL verifier's test.
+    if sys.argv[1:] != ["--golden-json"]:
+        sys.exit("usage: receipt_cases.py --golden-json")
+    print(json.dumps(golden_json(), ensure_ascii=False))

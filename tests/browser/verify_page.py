@@ -32,7 +32,11 @@ clear message (exit status 2).
 The player's own inputs, with the receipts as the deals notified them: given a player id, both
 must list as withheld exactly the published games naming that player whose receipts were not
 given (none when all were; exit status 1 when any), and given the commitments the player was
-shown (ROUND:HEX, or HEX for every round), fail "shown commitment" for a receipt under another;
+shown (ROUND:HEX, or HEX for every round), fail "shown commitment" for a receipt under another,
+or of a round the player named no commitment for (a shadow desk's relayed deal); without the
+player id or the commitments shown, call the check incomplete (exit status 4; the page's summary
+marked incomplete, never green, and a line naming what is missing, and a receipt whose only
+unmade check is "shown commitment" incomplete);
 the page must show a summary of the verdicts and each published game's hands as cards (rank and
 suit, jokers by name, in Dou Dizhu order, the player's seat marked), never as numbers, and refuse
 a bad player id or commitment as the tool does. The tool must take a seed or player id that
@@ -69,6 +73,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import verify_deal  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 import receipt_cases  # noqa: E402
+INCOMPLETE_ = receipt_cases.INCOMPLETE
 VERIFIED_, NOT_REVEALED_, OVERDUE_, FAILED_ = (receipt_cases.VERIFIED, receipt_cases.NOT_REVEALED,
                                               receipt_cases.OVERDUE, receipt_cases.FAILED)
 
@@ -218,7 +223,9 @@ function hands(box) {
   }) : null;
 }
 var box = document.getElementById('withheld');
-return {summary: document.getElementById('summary').textContent,
+var summary = document.getElementById('summary'), incomplete = document.getElementById('incomplete');
+return {summary: summary.textContent, tone: summary.className, missing: summary.getAttribute('data-missing'),
+        incomplete: incomplete.hidden ? null : incomplete.textContent,
         withheld: box.hidden ? null : Array.from(document.querySelectorAll('#withheld-list li')).map(function (li) {
           return [li.getAttribute('data-game'), li.querySelector('.withheld-text').textContent, hands(li.querySelector('.hands'))]; }),
         rows: Array.from(document.querySelectorAll('#receipt-rows tr')).map(function (tr) {
@@ -565,14 +572,37 @@ def compare_hands(where, game, hands, mine):
             fail("%s: seat %s is %smarked as the player's" % (where, seat, "" if h["mine"] == "true" else "not "))
 
 
-def compare_player_page(case, got):
-    pub = case.publication
+def compare_summary(case, got):
+    """The summary: the counts of the verdicts (and of the games withheld, and of the receipts
+    incomplete), marked "incomplete" and never green when the player id or the commitments
+    shown are missing, with a line naming what is missing."""
     counts = [sum(1 for v in case.verdicts if v[0] == x) for x in (VERIFIED_, NOT_REVEALED_, OVERDUE_, FAILED_)]
     summary = "%d verified \u00b7 %d not revealed yet \u00b7 %d overdue \u00b7 %d failed" % tuple(counts)
     if case.withheld is not None:
         summary += " \u00b7 %d withheld" % len(case.withheld)
+    incomplete = sum(1 for v in case.verdicts if v[0] == INCOMPLETE_)
+    if incomplete:
+        summary += " \u00b7 %d incomplete" % incomplete
+    missing = case.missing()
+    if missing:
+        summary = "incomplete: " + summary
     if got["summary"] != summary:
         fail("page, %s: the summary reads %r, expected %r" % (case.name, got["summary"], summary))
+    results = {v[0] for v in case.verdicts}
+    tone = ("bad" if FAILED_ in results or OVERDUE_ in results or case.withheld
+            else "incomplete" if missing or INCOMPLETE_ in results else "" if NOT_REVEALED_ in results else "ok")
+    if got["tone"] != tone or got["missing"] != ",".join(missing):
+        fail("page, %s: the summary is marked %r (missing %r), expected %r (missing %r)"
+             % (case.name, got["tone"], got["missing"], tone, ",".join(missing)))
+    words = {"player": "your player id", "commitments": "the commitments you were shown"}
+    if (got["incomplete"] is None) != (not missing) or (
+            missing and not all(words[m] in got["incomplete"] for m in missing)):
+        fail("page, %s: the incomplete line reads %r, missing %s" % (case.name, got["incomplete"], missing))
+
+
+def compare_player_page(case, got):
+    pub = case.publication
+    compare_summary(case, got)
     if case.withheld is None:
         if got["withheld"] is not None:
             fail("page, %s: a withheld list with no player id given" % case.name)
@@ -651,8 +681,9 @@ def check_cli_player_text(case, tmp):
     pub.write_text(json.dumps(case.publication), encoding="utf-8")
     rs.write_text(receipts_text(case.receipts, 0), encoding="utf-8")
     p = subprocess.run([sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs),
-                        "--player", str(case.player)], capture_output=True, text=True)
-    lines = p.stdout.splitlines()[len(case.receipts):-1]
+                        "--player", str(case.player)] + ["--commitment=" + c for c in case.shown],
+                       capture_output=True, text=True)
+    lines = [x for x in p.stdout.splitlines() if not x.startswith("incomplete: ")][len(case.receipts):-1]
     want = [withheld_text(w) for w in case.withheld] or [
         "player %d: nothing withheld: a receipt was given for each of the %d published games that name you"
         % (case.player, sum(1 for g in case.publication["games"] if case.player in g["players"]))]
@@ -671,6 +702,7 @@ def check_cli_dash_values(case, tmp):
     for form in (["--my-seed", seed, "--player", str(-abs(player) - 1)],
                  ["--my-seed=" + seed, "--player=%d" % (-abs(player) - 1)]):
         args = [sys.executable, str(TOOL), "receipts", "--publication", str(pub), "--seat", str(seat)] + form + [str(rs), "--json"]
+        args += ["--commitment=%d:%s" % (r["round"], r["commitment"]) for r in case.publication["rounds"]]
         p = subprocess.run(args, capture_output=True, text=True)
         if p.returncode != 0 or json.loads(p.stdout)["receipts"][0]["result"] != VERIFIED_:
             fail("tools/verify_deal.py receipts %s: exit status %d: %s"
@@ -712,12 +744,15 @@ def check_cli_text(case, tmp):
     p = subprocess.run([sys.executable, str(TOOL), "receipts", "--publication", str(pub), str(rs)],
                        capture_output=True, text=True)
     lines = p.stdout.splitlines()
+    # No player id and no commitments shown: a last line says the check is incomplete.
+    if lines and lines[-1].startswith("incomplete: not given: your player id (--player)") and case.missing():
+        lines = lines[:-1]
     if p.returncode != case.exit_status() or len(lines) != len(case.receipts) + 1:
         fail("tools/verify_deal.py receipts, %s: exit status %d and %d lines: %s"
              % (case.name, p.returncode, len(lines), p.stdout + p.stderr))
     for k, (line, r, v) in enumerate(zip(lines, case.receipts, case.verdicts)):
         head = "%s #%d: game %d (round %d, nonce %d): %s" % (rs, k + 1, r["game"], r["round"], r["nonce"], v[0])
-        if not (line == head if v[0] not in ("failed", "overdue") else line.startswith(head + ": %s: " % v[1])):
+        if not (line == head if v[0] not in ("failed", "overdue", "incomplete") else line.startswith(head + ": %s: " % v[1])):
             fail("tools/verify_deal.py receipts prints %r, expected %r" % (line, head))
     if not lines[-1].startswith("desk %d: %s" % (case.publication["desk"], case.desk[0])):
         fail("tools/verify_deal.py receipts ends with %r" % lines[-1])
@@ -766,7 +801,8 @@ def check_page_by_hand(page, case, tmp):
     compare_page(one, page.read_receipts())
     # What a person sees: the visible verdict text.
     shown = page.d.text(page.d.find("#receipt-1 .verdict"))
-    if shown != one.verdicts[0][0]:
+    result, check = one.verdicts[0]
+    if not (shown == result if check is None else shown.startswith("%s: %s: " % (result, check))):
         fail("page, %s: the verdict reads %r" % (one.name, shown))
 
 
