@@ -809,7 +809,7 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------------------------
--- shuffle_queue_upcoming(queue, n, offset): the tracks Next will play, drawn ahead and kept
+-- shuffle_queue_upcoming(queue, n, after): the tracks Next will play, drawn ahead and kept
 -- until they play (docs/playlist.md). Its table, as in sql/install/playlist.sql.
 -- ---------------------------------------------------------------------------------------------
 
@@ -833,7 +833,7 @@ ALTER TABLE @extschema@.shuffle_queue ALTER COLUMN seed_rule SET DEFAULT 2;
 CREATE  FUNCTION "shuffle_queue_upcoming"(
 	"queue_id" bigint, /* i64 */
 	"n" INT DEFAULT 10, /* i32 */
-	"offset" INT DEFAULT 0 /* i32 */
+	"after" INT DEFAULT 0 /* i32 */
 ) RETURNS TABLE (
 	"place" bigint,  /* i64 */
 	"track" bigint,  /* i64 */

@@ -237,6 +237,45 @@ fn a_restored_queue_keeps_its_promised_tracks() {
     }
 }
 
+/// A page is asked for by name as well as by place (`after` is no reserved word, as `offset`
+/// was: `offset => 5` is a syntax error), and a negative page or one past a million tracks is
+/// refused with its SQLSTATE and message.
+#[test]
+fn upcoming_takes_its_page_by_name_and_refuses_bad_ones() {
+    let mut client = database("dealcards_queue_ahead_named");
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 30)::bigint))",
+    );
+    let by_place = tracks(&upcoming(&mut client, queue, 5, 5));
+    let by_name: Vec<i64> = client
+        .query(
+            "SELECT track FROM shuffle_queue_upcoming($1, n => 5, after => 5) ORDER BY place",
+            &[&queue],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(by_name, by_place);
+    for (sql, state, message) in [
+        (
+            "SELECT * FROM shuffle_queue_upcoming($1, after => -1)",
+            postgres::error::SqlState::INVALID_PARAMETER_VALUE,
+            "n and after must be 0 or more (n is 10, after -1)",
+        ),
+        (
+            "SELECT * FROM shuffle_queue_upcoming($1, n => 2, after => 999999)",
+            postgres::error::SqlState::PROGRAM_LIMIT_EXCEEDED,
+            "a queue looks at most 1000000 tracks ahead (after + n is 1000001)",
+        ),
+    ] {
+        let failed = client.query(sql, &[&queue]).unwrap_err();
+        let db = failed.as_db_error().expect("an error of the server");
+        assert_eq!((db.code(), db.message()), (&state, message), "{sql}");
+    }
+}
+
 /// A state whose steps drawn ahead do not play their tracks from their draws, or that is not of
 /// the format, is refused with 22023 and makes no queue.
 #[test]

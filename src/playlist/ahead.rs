@@ -11,7 +11,7 @@ use super::albums::album_upcoming;
 use super::press::{upcoming, MAX_AHEAD};
 use super::store::{Layout, QueueStore};
 
-/// The next `n` tracks Next will play, from place `offset + 1`: the tracks a listener who went
+/// The next `n` tracks Next will play, from place `after + 1`: the tracks a listener who went
 /// back replays (`replay`), then the tracks up next (`up next`), then the shuffle's (`shuffle`).
 /// Those not drawn yet are drawn now and kept: Next plays exactly them, in this order, until
 /// the queue changes otherwise than by Next and Previous (docs/playlist.md).
@@ -19,19 +19,19 @@ use super::store::{Layout, QueueStore};
 fn shuffle_queue_upcoming(
     queue_id: i64,
     n: default!(i32, 10),
-    offset: default!(i32, 0),
+    after: default!(i32, 0),
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> TableIterator<'static, (name!(place, i64), name!(track, i64), name!(source, String))> {
-    if n < 0 || offset < 0 {
+    if n < 0 || after < 0 {
         raise(Error::invalid(format!(
-            "n and offset must be 0 or more (n is {n}, offset {offset})"
+            "n and after must be 0 or more (n is {n}, after {after})"
         )));
     }
-    let wanted = n as i64 + offset as i64;
+    let wanted = n as i64 + after as i64;
     if wanted > MAX_AHEAD {
         raise(Error::new(
             ErrorKind::TooLarge,
-            format!("a queue looks at most {MAX_AHEAD} tracks ahead (offset + n is {wanted})"),
+            format!("a queue looks at most {MAX_AHEAD} tracks ahead (after + n is {wanted})"),
         ));
     }
     crate::refuse_on_standby("draw a shuffle queue's tracks ahead");
@@ -49,14 +49,14 @@ fn shuffle_queue_upcoming(
         let mut state = store.load(true);
         store.keeps_ahead = true;
         if store.extra.album_place.is_some() {
-            return album_upcoming(&mut store, &mut state, offset as usize, wanted as usize);
+            return album_upcoming(&mut store, &mut state, after as usize, wanted as usize);
         }
-        upcoming(&mut store, &state, offset as usize, wanted as usize)
+        upcoming(&mut store, &state, after as usize, wanted as usize)
     });
     let rows: Vec<_> = tracks
         .into_iter()
         .enumerate()
-        .map(|(i, (track, source))| (offset as i64 + i as i64 + 1, track, source.to_string()))
+        .map(|(i, (track, source))| (after as i64 + i as i64 + 1, track, source.to_string()))
         .collect();
     TableIterator::new(rows)
 }
