@@ -247,7 +247,7 @@ statement() {
     47) e="(SELECT count(*) FROM fair_reveal($(pick desks 5), $(pick int_arrays), $(pick bools), $(pick max_deals), $(pick intervals)))" ;;
     48) e="(SELECT count(*) FROM shuffle_queue_upcoming($(pick any_queues)))" ;;
     49) e="(SELECT count(*) FROM shuffle_queue_upcoming($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
-    50) e="(SELECT count(*) FROM shuffle_queue_upcoming($(pick any_queues), \"offset\" => $(pick ints)))" ;;
+    50) e="(SELECT count(*) FROM shuffle_queue_upcoming($(pick any_queues), after => $(pick ints)))" ;;
     51) e="shuffle_queue_skip($(pick any_queues))" ;;
     52) e="shuffle_queue_new_albums($(pick tracks "ARRAY[1, 2, 3]::bigint[]"), $(pick groups), $(pick groups), $(pick seeds))" ;;
     53) e="shuffle_queue_new_albums($(pick tracks "ARRAY[1, 2, 3]::bigint[]"), $(pick groups))" ;;
