@@ -255,21 +255,9 @@ impl Document {
         self
     }
 
-    /// The text of this document as jsonb prints it: the document built into jsonb
-    /// ([`Built::of_document`]) and printed by PostgreSQL's own `jsonb_out`, so the text is
-    /// exactly what `SELECT` of the same jsonb shows.
+    /// The text of this document as jsonb prints it ([`Built::printed`] of the document built).
     pub fn text(&self) -> String {
-        let built = Built::<pgrx::JsonB>::of_document(self);
-        // SAFETY: jsonb_out takes a non-NULL jsonb (the one just built) and returns a palloc'd
-        // cstring, copied into a String before it is freed with the call's memory context.
-        unsafe {
-            let out: &std::ffi::CStr =
-                pgrx::direct_function_call(pg_sys::jsonb_out, &[built.into_datum()])
-                    .expect("jsonb_out returns a string");
-            out.to_str()
-                .expect("a document's text is UTF-8: its strings are ASCII")
-                .to_owned()
-        }
+        Built::<pgrx::JsonB>::of_document(self).printed()
     }
 }
 
@@ -388,6 +376,20 @@ unsafe fn string_value(s: &str) -> pg_sys::JsonbValue {
 }
 
 impl Built<pgrx::JsonB> {
+    /// This jsonb as PostgreSQL's own `jsonb_out` prints it: exactly what `SELECT` shows.
+    pub fn printed(&self) -> String {
+        // SAFETY: jsonb_out takes a non-NULL jsonb (this one, left in place) and returns a
+        // palloc'd cstring, copied into a String before it is freed with the call's context.
+        unsafe {
+            let out: &std::ffi::CStr =
+                pgrx::direct_function_call(pg_sys::jsonb_out, &[Some(self.datum)])
+                    .expect("jsonb_out returns a string");
+            out.to_str()
+                .expect("a document's text is UTF-8: its strings are ASCII")
+                .to_owned()
+        }
+    }
+
     /// A document as a jsonb datum, built without parsing JSON text.
     pub fn document<T: Serialize + ?Sized>(document: &T) -> Self {
         Self::of_document(&Document::of(document))
