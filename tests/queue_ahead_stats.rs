@@ -23,12 +23,12 @@
 mod server;
 
 // Every test here is a statistic, named queue_statistics::...: scripts/test.sh runs them on one
-// major and leaves them out by that prefix on the others (tests/server/queues.rs says why).
+// major and leaves them out by that prefix on the others (the header above says why).
 mod queue_statistics {
     use std::collections::{BTreeMap, VecDeque};
     use std::fmt::Write;
 
-    use crate::server::queues::{statistics_database, twice_if_failing};
+    use crate::server::queues::{database, twice_if_failing};
     use dealcards_core::rng::Stream;
     use dealcards_fairness::stats::{self, ChiSquare};
     use dealcards_fairness::{order_index, passes};
@@ -401,7 +401,7 @@ mod queue_statistics {
     /// checked against the one its picks give. Control: a queue whose looks restart their stream.
     fn plain_queue_places(db: &str, sql: &str, random: bool, window: usize) {
         twice_if_failing(|| {
-            let mut client = statistics_database(db);
+            let mut client = database(db);
             let (queue, tape) = new_queue(&mut client, sql);
             let start = Tape::new(tape, random, window);
             let looks = checked_looks(3000);
@@ -451,7 +451,7 @@ mod queue_statistics {
     #[test]
     fn a_weighted_queue_picks_by_weight_with_steps_drawn_ahead() {
         twice_if_failing(|| {
-            let mut client = statistics_database("dealcards_ahead_stats_weighted");
+            let mut client = database("dealcards_ahead_stats_weighted");
             let (queue, tape) = new_queue(
                 &mut client,
                 "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5]::bigint[], 'random', 2,
@@ -538,7 +538,7 @@ mod queue_statistics {
     #[test]
     fn a_spread_queue_orders_each_group_uniformly_with_steps_drawn_ahead() {
         twice_if_failing(|| {
-            let mut client = statistics_database("dealcards_ahead_stats_spread");
+            let mut client = database("dealcards_ahead_stats_spread");
             let groups: Vec<String> = SPREAD_GROUPS.iter().map(|g| format!("'{g}'")).collect();
             let sql = format!(
         "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::bigint[], groups => ARRAY[{}])",
@@ -576,7 +576,7 @@ mod queue_statistics {
     #[test]
     fn a_new_spread_queue_opens_uniformly_with_its_first_step_drawn_ahead() {
         twice_if_failing(|| {
-            let mut client = statistics_database("dealcards_ahead_stats_opening");
+            let mut client = database("dealcards_ahead_stats_opening");
             let queues = 2000;
             let groups: Vec<String> = OPENING_GROUPS.iter().map(|g| format!("'{g}'")).collect();
             client

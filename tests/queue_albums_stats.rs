@@ -12,17 +12,17 @@
 //!
 //! Each statistic passes at the battery's level (1e-4); a failing one takes a second, fresh
 //! sample (`twice_if_failing`). The controls' p-values are below 1e-20. Like the other queue
-//! statistics, these run on one major (tests/server/queues.rs says why).
+//! statistics, these run on one major (scripts/test.sh says why).
 //! Needs DEALCARDS_TEST_DSN.
 
 mod server;
 
 // Every test here is a statistic, named queue_statistics::...: scripts/test.sh runs them on one
-// major and leaves them out by that prefix on the others (tests/server/queues.rs says why).
+// major and leaves them out by that prefix on the others (scripts/test.sh says why).
 mod queue_statistics {
     use std::collections::BTreeMap;
 
-    use crate::server::queues::{statistics_database, twice_if_failing};
+    use crate::server::queues::{database, twice_if_failing};
     use dealcards_core::rng::Stream;
     use dealcards_fairness::stats::{self, ChiSquare};
     use dealcards_fairness::{order_index, passes, sattolo};
@@ -129,7 +129,7 @@ mod queue_statistics {
     #[test]
     fn albums_open_uniformly_and_each_artists_albums_play_in_a_uniform_order() {
         twice_if_failing(|| {
-            let mut client = statistics_database("dealcards_albums_stats");
+            let mut client = database("dealcards_albums_stats");
             let played = first_passes(&mut client);
             for pass in &played {
                 assert!(

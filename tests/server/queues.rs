@@ -68,17 +68,6 @@ pub fn tracks(list: &[(i64, String)]) -> Vec<i64> {
     list.iter().map(|t| t.0).collect()
 }
 
-/// A fresh database with the extension, for a statistical test of the queues
-/// (tests/queue_ahead_stats.rs, tests/queue_albums_stats.rs). Those tests are named
-/// `queue_statistics::...`, and scripts/test.sh runs them on one major only (16 when the run has it,
-/// else its first) and leaves them out by that prefix on the others, saying so in its summary:
-/// what they measure is the distribution the Rust code draws, the same whatever the major (the
-/// major only changes how the SQL layer reaches the queue's rows, which the other server tests
-/// check on every major), so one major is enough and the others save the time.
-pub fn statistics_database(name: &str) -> Client {
-    database(name)
-}
-
 /// Runs a test's sample, and a second, fresh one only when the first's statistic fails: a fair
 /// queue then fails a test only when two independent samples do (about once in 10^8 runs), and
 /// a bad one, far below the level, fails both.
