@@ -36,7 +36,7 @@ mkdir -p "$ROOT/target"
 # The statistical tests of the queues (tests/queue_*_stats.rs, named queue_statistics::...)
 # measure the distribution the Rust code draws, the same on every major: they run on one, 16
 # when the run has it (else the first), and are left out by name on the others
-# (tests/server/queues.rs).
+# (docs/development.md).
 statistics_major=$first_major
 case " $PG_VERSIONS " in *" 16 "*) statistics_major=16 ;; esac
 statistics_prefix=queue_statistics::
