@@ -5,8 +5,8 @@
 //! slot by slot (`bernoulli`) and moving array items
 //! (`items`), cards and the Dou Dizhu deal (`cards`, `deal`), provably fair deals (`fair`),
 //! Microsoft FreeCell's deals (`freecell`), shuffle queues (`playlist`), orders spread by group
-//! so neighbours differ (`spread`), scratch buffers (`scratch`) and the errors they report
-//! (`error`). The extension crate turns
+//! so neighbours differ (`spread`), card rooms' decks, deal plans and staged deals (`rooms`),
+//! scratch buffers (`scratch`) and the errors they report (`error`). The extension crate turns
 //! these into SQL functions; `cargo test` here needs no server.
 
 pub mod bernoulli;
@@ -18,6 +18,7 @@ pub mod freecell;
 pub mod items;
 pub mod playlist;
 pub mod rng;
+pub mod rooms;
 pub mod rows;
 pub mod sample;
 pub mod scratch;
