@@ -6,6 +6,7 @@ mod deals;
 mod decks;
 mod errors;
 mod fairness;
+mod golden;
 
 use super::hand::{Dealt, Destination, Hand};
 use super::plan::{Action, Kind, Pile};
