@@ -383,3 +383,25 @@ fn riichi_sets_the_dead_wall_aside_deals_in_packets_and_draws_the_live_wall() {
         assert!(ends_in_draws(hand.kind()));
     }
 }
+
+#[test]
+fn the_order_of_a_key_is_the_seeded_permutation_of_the_indexes() {
+    // shuffle.rs pins permute_range(1, 54) of the counting key to this start, computed by
+    // tests/reference/seeded_shuffle.py: the 54-card order is it minus one.
+    let hand = Hand::new(kinds::dou_dizhu(), 3, COUNTING).unwrap();
+    assert_eq!(hand.order()[..8], [8, 28, 15, 42, 31, 48, 0, 23]);
+    for (kind, k) in [
+        (kinds::riichi(true), 1),
+        (kinds::blackjack(8, 300, 2).unwrap(), 2),
+        (kinds::guandan(), 3),
+    ] {
+        let n = kind.deck().len();
+        let mut expected = vec![0i32; n];
+        crate::shuffle::permute_range(&mut expected, 0, &mut Stream::from_seed(key(k)), &mut || {});
+        let hand = Hand::new(kind, 1, key(k)).unwrap();
+        assert_eq!(
+            hand.order().iter().map(|&c| c as i32).collect::<Vec<_>>(),
+            expected
+        );
+    }
+}
