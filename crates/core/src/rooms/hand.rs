@@ -54,8 +54,19 @@ pub struct Hand {
 impl Hand {
     /// The hand of a 32-byte key: the seeded Fisher-Yates of the deck's canonical order.
     pub fn new(kind: Kind, dealer: usize, key: [u8; SEED_LEN]) -> Result<Self, Error> {
+        Hand::shuffled(kind, dealer, key, &mut || {})
+    }
+
+    /// [`Hand::new`], calling `check` every [`crate::shuffle::CHECK_EVERY`] swaps, so that
+    /// shuffling a large deck of one's own can be cancelled.
+    pub fn shuffled(
+        kind: Kind,
+        dealer: usize,
+        key: [u8; SEED_LEN],
+        check: &mut dyn FnMut(),
+    ) -> Result<Self, Error> {
         let mut order: Vec<usize> = (0..kind.deck().len()).collect();
-        fisher_yates(&mut order, &mut Stream::from_seed(key), &mut || {});
+        fisher_yates(&mut order, &mut Stream::from_seed(key), check);
         Hand::from_order(kind, dealer, order)
     }
 

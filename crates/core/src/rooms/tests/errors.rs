@@ -356,3 +356,22 @@ fn an_order_must_be_the_decks() {
         "an order of deck \"52\" holds each card 0 to 51 once"
     );
 }
+
+#[test]
+fn shuffling_a_large_deck_checks_for_cancellation() {
+    use crate::shuffle::CHECK_EVERY;
+    let labels: Vec<String> = (0..3 * CHECK_EVERY).map(|i| i.to_string()).collect();
+    let deck = Deck::new("large", labels).unwrap();
+    let kind = Kind::new(
+        "large",
+        deck,
+        2,
+        vec![Stage::deal("deal", vec![each(1)])],
+        None,
+    )
+    .unwrap();
+    let mut checks = 0;
+    let hand = Hand::shuffled(kind.clone(), 1, key(6), &mut || checks += 1).unwrap();
+    assert_eq!(checks, 2);
+    assert_eq!(hand, Hand::new(kind, 1, key(6)).unwrap());
+}
