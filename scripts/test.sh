@@ -51,7 +51,10 @@ python3 scripts/function_lengths.py
 python3 scripts/function_lengths.py --limit 60 src/deal_cards.rs
 say "unit tests of crates/core and crates/fairness"
 cargo test -p dealcards-core -p dealcards-fairness
-suite_ran "cargo fmt, clippy, function lengths, unit tests of crates/core and crates/fairness"
+# The golden files those unit tests read are what the independent references write.
+python3 tests/reference/fair_golden.py --check
+python3 tests/reference/seeded_rooms.py --check
+suite_ran "cargo fmt, clippy, function lengths, unit tests of crates/core and crates/fairness, golden files"
 
 # --- the fairness report's tool (make fairness), a crate of its own: keep it compiling and clean.
 say "tools/fairness: cargo fmt --check and cargo clippy -D warnings"
