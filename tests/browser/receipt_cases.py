@@ -265,6 +265,13 @@ def real_cases(pub, receipts):
     cases.append(Case("a published chain hash changed", p, receipts,
                       with_verdicts(from_on(b[0], (FAILED, "chain"))), desk=(FAILED, ("chain",))))
 
+    # Only the desk's line fails: the newest game's published chain hash changed, and its
+    # receipt not given, every receipt given verifies; the summary takes the failure colour.
+    p = copy.deepcopy(pub)
+    p["games"][-1]["chain_hash"] = other_hex(p["games"][-1]["chain_hash"])
+    cases.append(Case("only the desk's line fails: the newest game's chain hash changed, its receipt not given",
+                      p, receipts[:-1], base[:-1], desk=(FAILED, ("chain",))))
+
     p = copy.deepcopy(pub)
     del p["games"][-1]
     cases.append(Case("the newest game removed, the chain head left", p, receipts,
