@@ -99,11 +99,39 @@ fn burn_until_the_jokers(gs: &mut Client, owner: &mut Client) -> (Vec<i32>, Vec<
             .execute("SELECT * FROM fair_reveal($1)", &[&DESK])
             .unwrap();
         burned.push(round);
+        if burned.len() == 1 {
+            reported_at_once(gs, &receipts[0]);
+        }
         seeds = seeds_of(round + 1, 0);
         set_round_seeds(gs, &seeds);
         nonce = 0;
     }
     panic!("the house seat got no pair of jokers in {MAX_ROUNDS} rounds");
+}
+
+/// Right after the first burn, player 1's check of the publication then (their receipt of
+/// round 1 and its commitment) says the round ended early: exit status 5, naming round 1.
+fn reported_at_once(gs: &mut Client, first_receipt: &str) {
+    let publication: Value = serde_json::from_str(
+        &gs.query_one("SELECT fair_publication($1)::text", &[&DESK])
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap();
+    let commitment = publication["rounds"][0]["commitment"].as_str().unwrap();
+    let (status, out) = run_verify_deal(&[
+        "--publication".into(),
+        written(
+            "fair_early_end",
+            "first-burn.json",
+            &publication.to_string(),
+        ),
+        written("fair_early_end", "first-burn.jsonl", first_receipt),
+        format!("--player={}", DESK * 10 + 1),
+        format!("--commitment=1:{commitment}"),
+    ]);
+    assert_eq!(status, 5, "{out}");
+    assert!(out.contains("\nended early: round 1 "), "{out}");
 }
 
 /// Runs tools/verify_deal.py receipts with these arguments after the subcommand: its exit
