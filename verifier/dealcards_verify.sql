@@ -685,6 +685,73 @@ BEGIN
 END
 $$;
 
+-- What a player keeps of a publication's revealed rounds, to catch a fork later: per revealed
+-- round its desk, round, commitment, number of games and last game's chain hash, as the file of
+-- verify_deal.py --keep holds them ({"rounds": [...]}). Keep each round as first seen: add only
+-- the rounds not kept yet.
+CREATE OR REPLACE FUNCTION dealcards_verify_seen(publication jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+BEGIN
+    RETURN (SELECT jsonb_build_object('rounds', coalesce(jsonb_agg(jsonb_build_object(
+               'desk', publication -> 'desk', 'round', r -> 'round', 'commitment', r -> 'commitment',
+               'games', (SELECT count(*) FROM jsonb_array_elements(publication -> 'games') g WHERE g -> 'round' = r -> 'round'),
+               'last_chain_hash', (SELECT g -> 'chain_hash' FROM jsonb_array_elements(publication -> 'games') WITH ORDINALITY x(g, n)
+                                    WHERE g -> 'round' = r -> 'round' ORDER BY n DESC LIMIT 1))
+             ORDER BY (r ->> 'round')::int), '[]'))
+      FROM jsonb_array_elements(publication -> 'rounds') r
+     WHERE coalesce(r -> 'server_seed', 'null') <> 'null');
+END
+$$;
+
+-- A fork, against the rounds kept ({"rounds": [...]}, as dealcards_verify_seen gives them and
+-- verify_deal.py --keep keeps them): a row per kept round of the publication's desk under which
+-- the publication shows another number of games or another last chain hash, and per receipt
+-- under a kept round that is not among its kept games (a nonce past them, or the last one with
+-- another chain hash), as verify_deal.py --keep reports them.
+CREATE OR REPLACE FUNCTION dealcards_verify_forked(publication jsonb, receipts jsonb, kept jsonb,
+    OUT round int, OUT commitment text, OUT why text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    seen jsonb;
+    k jsonb;
+    receipt_ jsonb;
+BEGIN
+    -- Every published round, revealed or not, as it would be kept.
+    FOR seen IN
+        SELECT jsonb_build_object('desk', publication -> 'desk', 'round', r -> 'round', 'commitment', r -> 'commitment',
+                   'games', (SELECT count(*) FROM jsonb_array_elements(publication -> 'games') g WHERE g -> 'round' = r -> 'round'),
+                   'last_chain_hash', (SELECT g -> 'chain_hash' FROM jsonb_array_elements(publication -> 'games') WITH ORDINALITY x(g, n)
+                                        WHERE g -> 'round' = r -> 'round' ORDER BY n DESC LIMIT 1))
+          FROM jsonb_array_elements(publication -> 'rounds') r ORDER BY (r ->> 'round')::int LOOP
+        SELECT x INTO k FROM jsonb_array_elements(kept -> 'rounds') x
+         WHERE x -> 'desk' = seen -> 'desk' AND lower(x ->> 'commitment') = seen ->> 'commitment' LIMIT 1;
+        CONTINUE WHEN k IS NULL OR ((k -> 'games') = (seen -> 'games')
+            AND lower(coalesce(k ->> 'last_chain_hash', '')) = coalesce(seen ->> 'last_chain_hash', ''));
+        round := (seen ->> 'round')::int; commitment := seen ->> 'commitment';
+        why := format('the publication shows %s games under round %s ending in chain hash %s, but you kept it revealed with %s games ending in %s: the house dealt under a revealed round (a copy of its server), or rewrote it',
+                      seen -> 'games', round, seen ->> 'last_chain_hash', k -> 'games', k ->> 'last_chain_hash');
+        RETURN NEXT;
+    END LOOP;
+    FOR receipt_ IN SELECT value FROM jsonb_array_elements(receipts) LOOP
+        SELECT x INTO k FROM jsonb_array_elements(kept -> 'rounds') x
+         WHERE x -> 'desk' = receipt_ -> 'desk' AND lower(x ->> 'commitment') = lower(receipt_ ->> 'commitment') LIMIT 1;
+        CONTINUE WHEN k IS NULL OR NOT ((receipt_ ->> 'nonce')::numeric >= (k ->> 'games')::numeric
+            OR ((receipt_ ->> 'nonce')::numeric = (k ->> 'games')::numeric - 1
+                AND lower(receipt_ ->> 'chain_hash') IS DISTINCT FROM lower(k ->> 'last_chain_hash')));
+        round := (receipt_ ->> 'round')::int; commitment := lower(k ->> 'commitment');
+        why := format('the receipt of game %s (round %s, nonce %s) is not among the %s games you kept of the round when it was revealed: it was dealt under a revealed round',
+                      receipt_ -> 'game', receipt_ -> 'round', receipt_ -> 'nonce', k -> 'games');
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
 -- A player's receipts (a jsonb array of what fair_receipt gives, or deal_cards notified)
 -- checked against the desk's publication, as verify_deal.py receipts checks them given --player
 -- and --commitment: a row per receipt (kind 'receipt', receipt its place in the array from 1),
