@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The players' verifiers (verifier/index.html in headless chromium, and tools/verify_deal.py)
 # against deals the extension made: on the running throwaway cluster of PG_VERSION, a desk in
-# provably fair mode deals over three rounds (seat 3 the house's in the first two; players and
-# seeds change between rounds; player ids beyond 2^53 and below 0; the last round's seed due
+# provably fair mode deals over three rounds (seat 3 the house's in the first two, each revealed
+# once it has dealt its max_deals, 3 and 2, so that none ended early; players and seeds change
+# between rounds; player ids beyond 2^53 and below 0; the last round's seed due
 # within 30 days, its publication read in the Asia/Kolkata time zone), each statement committing
 # on its own as deals take only what was committed before them. The receipts (fair_receipt of
 # each game, and each deal's notification, which must be the same), the desk's
@@ -20,19 +21,19 @@ psql -X -q -A -t -v ON_ERROR_STOP=1 -d dealcards_browser >"$out/session.txt" <<'
 LISTEN dealcards_desk_7;
 INSERT INTO desk (desk_id) VALUES (7);
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 1, 101), (7, 2, 102), (7, 3, 103);
-SELECT fair_mode_on(7, house_seats => '{3}') IS NOT NULL AS on;
+SELECT fair_mode_on(7, house_seats => '{3}', max_deals => 3) IS NOT NULL AS on;
 SELECT set_client_seed(7, 1, 'alice');
 SELECT set_client_seed(7, 2, '牌 two words');
 SELECT deal_cards(7);
 SELECT deal_cards(7);
 SELECT deal_cards(7);
-SELECT round FROM fair_reveal(7);
+SELECT round FROM fair_reveal(7, max_deals => 2);
 DELETE FROM desk_player WHERE desk_id = 7 AND player_no = 2;
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 2, 9007199254740993);
 SELECT set_client_seed(7, 1, '🂡'), set_client_seed(7, 2, repeat('ж', 128));
 SELECT deal_cards(7);
 SELECT deal_cards(7);
-SELECT round FROM fair_reveal(7, house_seats => '{}', reveal_within => interval '30 days');
+SELECT round FROM fair_reveal(7, house_seats => '{}', max_deals => 1000, reveal_within => interval '30 days');
 DELETE FROM desk_player WHERE desk_id = 7 AND player_no = 3;
 INSERT INTO desk_player (desk_id, player_no, player_id) VALUES (7, 3, -42);
 SELECT set_client_seed(7, 1, 'Zoë'), set_client_seed(7, 2, E'two\nlines'), set_client_seed(7, 3, 'x y');

@@ -7,7 +7,8 @@
 //! with a revealed round's rules rewritten in its tables, tampered copies of it, and malformed
 //! input (22023); and players' receipts as tools/verify_deal.py receipts checks them, on the
 //! golden cases of tests/browser/receipt_cases.py (a shadow desk's relayed deal, a commitment
-//! other than the one shown, incomplete checks). Runs on every major: the file is plain SQL
+//! other than the one shown, incomplete checks, rounds ended early, times written with Z), and
+//! the rounds a player keeps against a fork as verify_deal.py --keep keeps them. Runs on every major: the file is plain SQL
 //! whose every operator and function must exist on each of them.
 
 mod server;
@@ -956,7 +957,7 @@ fn golden_receipt_cases() -> Vec<Value> {
 fn sql_receipts(verifier: &mut Client, case: &Value) -> Result<Value, postgres::Error> {
     let shown: Vec<String> = strings(&case["shown"]);
     let rows = verifier.query(
-        "SELECT kind, result, \"check\", game_id
+        "SELECT kind, result, \"check\", game_id, round
            FROM dealcards_verify_receipts($1::text::jsonb, $2::text::jsonb, $3, $4)",
         &[
             &case["publication"].to_string(),
@@ -975,6 +976,7 @@ fn sql_receipts(verifier: &mut Client, case: &Value) -> Result<Value, postgres::
         .map(|r| json!([r.get::<_, String>(1), r.get::<_, Option<String>>(2)]))
         .collect();
     let withheld: Vec<i64> = of("withheld").into_iter().map(|r| r.get(3)).collect();
+    let ended_early: Vec<i32> = of("ended early").into_iter().map(|r| r.get(4)).collect();
     let desk = of("desk")[0];
     let mut desk_checks: Vec<String> = desk
         .get::<_, Option<String>>(2)
@@ -988,8 +990,10 @@ fn sql_receipts(verifier: &mut Client, case: &Value) -> Result<Value, postgres::
         "{}: one verdict of the whole check",
         case["name"]
     );
-    Ok(json!({"receipts": receipts, "withheld": withheld,
-              "desk": [desk.get::<_, String>(1), desk_checks], "check": check[0]}))
+    Ok(
+        json!({"receipts": receipts, "withheld": withheld, "ended_early": ended_early,
+              "desk": [desk.get::<_, String>(1), desk_checks], "check": check[0]}),
+    )
 }
 
 #[test]
@@ -1000,27 +1004,17 @@ fn players_receipts_as_verify_deal_py_checks_them() {
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         assert_eq!(case["python"], case["expected"], "{name}: verify_deal.py");
-        match sql_receipts(&mut verifier, case) {
-            Ok(got) => {
-                assert_eq!(got, case["expected"], "{name}: dealcards_verify_receipts");
-                checked.push(name);
-            }
-            // A publication dealcards_verify_publication refuses (a reveal_by written with Z)
-            // is refused here too, with the same 22023.
-            Err(e) => {
-                let db = e.as_db_error().unwrap();
-                assert_eq!(db.code().code(), "22023", "{name}: {db:?}");
-                verifier
-                    .query(
-                        "SELECT * FROM dealcards_verify_publication($1::text::jsonb)",
-                        &[&case["publication"].to_string()],
-                    )
-                    .expect_err(name);
-            }
-        }
+        let got = sql_receipts(&mut verifier, case).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got, case["expected"], "{name}: dealcards_verify_receipts");
+        checked.push(name);
     }
-    assert!(checked.len() + 1 >= cases.len(), "checked only {checked:?}");
     for name in [
+        // Times written with Z (UTC) read as with +00:00.
+        "golden: protocol 3, reveal_by 2026-12-31T23:59:59.999999Z, the same instant",
+        // Rounds revealed before their bound ended early; at their reveal_by, in time.
+        "golden: protocol 3, revealed_at 2026-12-31T23:59:59.999998Z, its reveal_by 2026-12-31T20:59:59.999999-03:00",
+        "golden: protocol 3, revealed_at 2026-12-31T23:59:59.999999+00:00, its reveal_by 2026-12-31T20:59:59.999999-03:00",
+        "golden: protocol 3, seat 3 the house's, two games",
         "golden: every commitment shown and the player id",
         "golden: a shadow desk's deal, of a round shown no commitment",
         "golden: a receipt under another commitment than the one shown",
@@ -1117,6 +1111,7 @@ fn python_receipts(case: &Value) -> Value {
         Some(1) => "failed",
         Some(3) => "not revealed yet",
         Some(4) => "incomplete",
+        Some(5) => "ended early",
         other => panic!("verify_deal.py exited {other:?}"),
     };
     let receipts: Vec<Value> = said["receipts"]
@@ -1136,7 +1131,13 @@ fn python_receipts(case: &Value) -> Value {
         .map(|p| p["check"].as_str().unwrap().to_string())
         .collect();
     desk_checks.sort();
-    json!({"receipts": receipts, "withheld": withheld,
+    let ended_early: Vec<Value> = said["ended_early"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["round"].clone())
+        .collect();
+    json!({"receipts": receipts, "withheld": withheld, "ended_early": ended_early,
            "desk": [said["desk"]["result"], desk_checks], "check": check})
 }
 
@@ -1191,13 +1192,115 @@ fn a_real_desks_receipts_as_verify_deal_py_checks_them() {
         );
         verdicts.push((name, python["check"].as_str().unwrap().to_string()));
     }
+    // The two revealed rounds ended after 2 of their 1000 and 50 deals: ended early outweighs
+    // incomplete, and a failure outweighs it.
     let want = [
-        ("complete", "not revealed yet"),
+        ("complete", "ended early"),
         ("shadow desk", "failed"),
         ("a game withheld", "failed"),
         ("the house seat's player", "failed"),
-        ("no player id", "incomplete"),
-        ("no commitments shown", "incomplete"),
+        ("no player id", "ended early"),
+        ("no commitments shown", "ended early"),
     ];
     assert_eq!(verdicts, want.map(|(n, c)| (n, c.to_string())));
+}
+
+/// tools/verify_deal.py receipts --keep FILE on a publication and receipts: the file's rounds
+/// after the check, and the rounds it reports forked (none without a fork).
+fn python_keep(
+    publication: &Value,
+    receipts: &Value,
+    kept: &Value,
+    name: &str,
+) -> (Value, Vec<i64>) {
+    let dir = std::env::temp_dir().join(format!("dealcards-keep-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths = ["publication.json", "receipts.json", "kept.json"].map(|f| dir.join(f));
+    for (path, value) in paths.iter().zip([publication, receipts, kept]) {
+        std::fs::write(path, value.to_string()).unwrap();
+    }
+    let out = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/verify_deal.py"))
+        .args(["receipts", "--json", "--publication"])
+        .args(&paths[..2])
+        .arg(format!("--keep={}", paths[2].display()))
+        .output()
+        .unwrap();
+    let said: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&paths[2]).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let forked = said["forked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["round"].as_i64().unwrap())
+        .collect();
+    (file, forked)
+}
+
+/// dealcards_verify_seen keeps of a real desk's publication what verify_deal.py --keep keeps
+/// (each revealed round: its games and last chain hash); dealcards_verify_forked, given it,
+/// reports nothing, and given the first round kept with one game fewer (a copy of the server
+/// dealt one more under it after the reveal seen), reports the round and the receipt past the
+/// kept games, as verify_deal.py does.
+#[test]
+fn kept_rounds_catch_a_fork_as_verify_deal_py_keeps_them() {
+    let mut verifier = verifier_database("dealcards_sql_verifier_kept");
+    let mut house = house_of_three_rounds("dealcards_sql_verifier_kept_desk");
+    let publication = publication_of(&mut house);
+    let receipts: Value = serde_json::from_str(
+        &house
+            .query_one(
+                "SELECT json_agg(fair_receipt(game_id) ORDER BY game_id)::text
+                   FROM game WHERE desk_id = -5 AND fair_commitment IS NOT NULL",
+                &[],
+            )
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap();
+    let seen: Value = verifier
+        .query_one(
+            "SELECT dealcards_verify_seen($1::text::jsonb)::text",
+            &[&publication.to_string()],
+        )
+        .map(|r| serde_json::from_str(&r.get::<_, String>(0)).unwrap())
+        .unwrap();
+    let (kept, forked) = python_keep(&publication, &receipts, &json!({"rounds": []}), "first");
+    assert_eq!(seen, kept, "what is kept of the revealed rounds");
+    assert!(forked.is_empty());
+    assert_eq!(seen["rounds"].as_array().unwrap().len(), 2);
+    let forked_sql = |verifier: &mut Client, kept: &Value| -> Vec<i64> {
+        verifier
+            .query(
+                "SELECT round FROM dealcards_verify_forked($1::text::jsonb, $2::text::jsonb, $3::text::jsonb)",
+                &[&publication.to_string(), &receipts.to_string(), &kept.to_string()],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| i64::from(r.get::<_, i32>(0)))
+            .collect()
+    };
+    assert_eq!(forked_sql(&mut verifier, &seen), Vec::<i64>::new());
+    // The first round kept as it was before its last game: the copy dealt that game after the
+    // reveal the player saw.
+    let first_games: Vec<&Value> = publication["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["round"] == 1)
+        .collect();
+    let mut fewer = seen.clone();
+    fewer["rounds"][0]["games"] = json!(first_games.len() - 1);
+    fewer["rounds"][0]["last_chain_hash"] =
+        first_games[first_games.len() - 2]["chain_hash"].clone();
+    let (_, python) = python_keep(&publication, &receipts, &fewer, "fewer");
+    let sql = forked_sql(&mut verifier, &fewer);
+    assert_eq!(sql, python);
+    assert_eq!(
+        sql,
+        [1, 1],
+        "the round, and the receipt past its kept games"
+    );
 }

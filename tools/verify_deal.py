@@ -19,7 +19,7 @@ written out here).
       neither under protocol 1.
 
   verify_deal.py receipts --publication PUB.json RECEIPT.json ... [--seat N --my-seed TEXT]
-                 [--player ID] [--commitment [ROUND:]HEX ...]
+                 [--player ID] [--commitment [ROUND:]HEX ...] [--keep FILE]
                  [--json]
       players' receipts (what deal_cards notified, or fair_receipt(game) gives once the deal
       has committed: desk, game, leader, round, nonce, commitment, chain_hash, players, client
@@ -61,10 +61,23 @@ written out here).
       Without --player, or without --commitment, the check is incomplete: a receipt whose
       checks all pass but "shown commitment" (not made) is "incomplete", and a last line
       "incomplete: not given: ..." names what is missing.
-      Exit status 0 when every receipt and the desk verify, 1 when anything failed, is overdue
-      or a game was withheld, 2 on bad input, 3 when nothing failed but some receipt's round is not
-      revealed yet, 4 when nothing failed or is overdue or withheld but the check is incomplete
-      (--player or --commitment not given).
+      Then a line "ended early: round R ..." for every round you gave a seed under (a round of
+      one of your receipts, or one you give --commitment for) that ended before its bound: its
+      server seed is published with fewer games than its max_deals, and it has no reveal_by or
+      was revealed before it (revealed_at, the house's clock: both times are printed). Where the
+      round dealt games, the line shows the deal it avoided: the next nonce, from its revealed
+      seed and its last game's client seeds. The house may have ended it because it did not
+      like that deal; an honest house ends rounds early too (fair_mode_off, a desk closing).
+      With --keep FILE (a JSON file; created when missing), every revealed round seen is kept
+      (desk, round, commitment, its number of games and its last game's chain hash), and a
+      publication or receipt showing a game under a kept round that is not among its kept
+      games (another count or chain) fails as "forked: ..." (the file is then left as it was):
+      a copy of the house's server dealt under a round after its reveal.
+      Exit status 0 when every receipt and the desk verify, 1 when anything failed, is overdue,
+      a game was withheld or a round forked, 2 on bad input, 5 when nothing failed but a round
+      you seeded ended early, 3 when nothing failed but some receipt's round is not revealed
+      yet, 4 when nothing failed, is overdue, withheld or ended early but the check is
+      incomplete (--player or --commitment not given).
 
 Hex arguments may be given with a PostgreSQL bytea prefix (\\x) or 0x. Give a seat with no
 client seed as --client-seed '', and a client seed that starts with "-" as --client-seed=-seed
@@ -77,6 +90,7 @@ import datetime
 import hashlib
 import hmac
 import json
+import os
 import re
 import sys
 
@@ -477,6 +491,8 @@ def parse_publication(p, where="the publication"):
                      "max_deals": _int(r, "max_deals", w, 1, 2**63 - 1, null=True)
                      if "max_deals" in r else None,
                      "reveal_by": _time(r, "reveal_by", w) if "reveal_by" in r else None,
+                     # The house's clock: shown to the player, never trusted.
+                     "revealed_at": _time(r, "revealed_at", w) if "revealed_at" in r else None,
                      "seeds_required": _bool(r, "seeds_required", w)}
         if protocol == 3:
             if rounds[n]["max_deals"] is None:
@@ -833,6 +849,155 @@ def withheld_line(w):
         else "seats %s and %d" % (", ".join(map(str, seats[:-1])), seats[-1]))
 
 
+def seeded_rounds(pub, receipts, shown):
+    """The rounds the player gave a seed under: those of their receipts (of this desk), those
+    they name a commitment shown for (ROUND:HEX), and those published with a commitment they
+    were shown for every round not named (HEX)."""
+    rounds = {r["round"] for r in receipts if r["desk"] == pub["desk"]}
+    rounds |= {n for n in (shown or {}) if n is not None}
+    bare = (shown or {}).get(None)
+    if bare is not None:
+        rounds |= {n for n, rnd in pub["rounds"].items() if rnd["commitment"] == bare}
+    return rounds
+
+
+def _iso(t):
+    return None if t is None else t.isoformat()
+
+
+def ended_early(pub, rounds):
+    """Every round among these that ended before its bound: its server seed is published (it was
+    revealed, or left by fair_mode_off) with fewer games than its max_deals, and it has no
+    reveal_by or was revealed before it by the house's clock (revealed_at; none published counts
+    as before). [{round, commitment, games, max_deals, reveal_by, revealed_at, avoided}] in
+    round order; avoided is the deal the round did not make (nonce = its number of games) from
+    its revealed seed, with its last game's players and client seeds, or None without a game."""
+    out = []
+    for n in sorted(rounds):
+        rnd = pub["rounds"].get(n)
+        if rnd is None or rnd["server_seed"] is None or rnd["max_deals"] is None:
+            continue
+        games = [g for g in pub["games"] if g["round"] == n]
+        due, at = rnd["reveal_by"], rnd["revealed_at"]
+        if len(games) >= rnd["max_deals"] or (due is not None and at is not None and at >= due):
+            continue
+        out.append({"round": n, "commitment": rnd["commitment"].hex(), "games": len(games),
+                    "max_deals": rnd["max_deals"], "reveal_by": _iso(due), "revealed_at": _iso(at),
+                    "avoided": avoided_deal(rnd, games)})
+    return out
+
+
+def avoided_deal(rnd, games):
+    """The deal a round would have made next: nonce = its number of games, from its revealed
+    seed and the players and client seeds of its last game (the seeds its seats held)."""
+    seed = rnd["server_seed"]
+    if not games or commitment_of(seed) != rnd["commitment"] or len(games) > MAX_NONCE:
+        return None
+    last = max(games, key=lambda g: g["nonce"])
+    d = verify(seed, last["client_seeds"], len(games))
+    return {"nonce": len(games), "players": last["players"],
+            "client_seeds": [s.hex() for s in last["client_seeds"]],
+            "cards": [d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"]],
+            "leader": d["leader"]}
+
+
+def ended_early_line(e):
+    when = ("before its reveal_by %s" % e["reveal_by"] if e["reveal_by"] else "with no reveal_by")
+    at = e["revealed_at"] or "a time not published"
+    head = ("ended early: round %d (commitment %s) was revealed at %s (the house's clock) %s, "
+            "after %d of its %d deals" % (e["round"], e["commitment"], at, when, e["games"],
+                                          e["max_deals"]))
+    a = e["avoided"]
+    if a is None:
+        return head + "; no game was dealt under it, so the deal it avoided cannot be shown"
+    hands = "; ".join("seat %d (player %s): %s" % (k + 1, a["players"][k], " ".join(
+        card_label(c) for c in ddz_sort(a["cards"][k]))) for k in range(3))
+    return (head + "; the deal it avoided (nonce %d, with the seeds of its last game): %s; extra: "
+            "%s; first bidder seat %d" % (a["nonce"], hands, " ".join(
+                card_label(c) for c in ddz_sort(a["cards"][3])), a["leader"]))
+
+
+# --- what the player saw before: kept rounds, against a fork ---------------------------------------
+
+def read_kept(path):
+    """The rounds kept by earlier checks (--keep FILE): {(desk, commitment hex): entry}; a file
+    that does not exist yet keeps nothing."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput("cannot read --keep %s: %s" % (path, e))
+    try:
+        data = json.loads(text, object_pairs_hook=_one_of_each_key)
+    except ValueError as e:
+        raise BadInput("--keep %s is not JSON: %s" % (path, e))
+    kept = {}
+    for i, k in enumerate(_list(_object(data, "--keep " + path), "rounds", "--keep " + path)):
+        w = "--keep %s: rounds[%d]" % (path, i)
+        _object(k, w)
+        entry = {"desk": _int(k, "desk", w, -2**31, 2**31 - 1), "round": _int(k, "round", w, -2**31, 2**31 - 1),
+                 "commitment": _hex(k, "commitment", w, 32).hex(), "games": _int(k, "games", w, 0),
+                 "last_chain_hash": None if k.get("last_chain_hash") is None
+                 else _hex(k, "last_chain_hash", w, 32).hex()}
+        kept[(entry["desk"], entry["commitment"])] = entry
+    return kept
+
+
+def round_seen(pub, n):
+    """What is kept of a published round: its games' count and its last game's chain hash."""
+    rnd = pub["rounds"][n]
+    games = [g for g in pub["games"] if g["round"] == n]
+    last = games[-1]["chain_hash"] if games else None
+    return {"desk": pub["desk"], "round": n, "commitment": rnd["commitment"].hex(),
+            "games": len(games), "last_chain_hash": None if last is None else last.hex()}
+
+
+def forked(pub, receipts, kept):
+    """Every game a publication or receipt shows under a round kept as revealed that is not
+    among the games kept: another count of games or another last chain hash, or a receipt past
+    the kept games. [{round, commitment, why}]."""
+    out = []
+    for n in sorted(pub["rounds"]):
+        seen = round_seen(pub, n)
+        k = kept.get((pub["desk"], seen["commitment"]))
+        if k is not None and (seen["games"], seen["last_chain_hash"]) != (k["games"], k["last_chain_hash"]):
+            out.append({"round": n, "commitment": seen["commitment"], "why": (
+                "the publication shows %d games under round %d ending in chain hash %s, but you "
+                "kept it revealed with %d games ending in %s: the house dealt under a revealed "
+                "round (a copy of its server), or rewrote it" % (
+                    seen["games"], n, seen["last_chain_hash"], k["games"], k["last_chain_hash"]))})
+    for r in receipts:
+        k = kept.get((r["desk"], r["commitment"].hex()))
+        if k is None:
+            continue
+        last = r["nonce"] == k["games"] - 1
+        if r["nonce"] >= k["games"] or (last and r["chain_hash"].hex() != k["last_chain_hash"]):
+            out.append({"round": r["round"], "commitment": k["commitment"], "why": (
+                "the receipt of game %d (round %d, nonce %d) is not among the %d games you kept "
+                "of the round when it was revealed: it was dealt under a revealed round"
+                % (r["game"], r["round"], r["nonce"], k["games"]))})
+    return out
+
+
+def write_kept(path, pub, kept):
+    """Adds every revealed round of the publication not kept yet, and writes the file whole."""
+    for n, rnd in pub["rounds"].items():
+        if rnd["server_seed"] is not None:
+            seen = round_seen(pub, n)
+            kept.setdefault((seen["desk"], seen["commitment"]), seen)
+    rounds = sorted(kept.values(), key=lambda e: (e["desk"], e["round"], e["commitment"]))
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"rounds": rounds}, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BadInput("cannot write --keep %s: %s" % (path, e))
+
+
 def games_naming(pub, player):
     return sum(1 for g in pub["games"] if player in g["players"])
 
@@ -912,6 +1077,10 @@ def receipts_main(argv):
     ap.add_argument("--commitment", action="append", default=[], metavar="[ROUND:]HEX",
                     help="the commitment you were shown before you gave your seed: ROUND:HEX for "
                          "that round (once per round), HEX for every round not named")
+    ap.add_argument("--keep", metavar="FILE",
+                    help="a JSON file of the revealed rounds seen by earlier checks (created if "
+                         "missing, updated): a publication or receipt with a game under a kept "
+                         "round that is not among its kept games fails as forked")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     a = ap.parse_args(join_values(argv))
     try:
@@ -939,26 +1108,49 @@ def receipts_main(argv):
                 name = "stdin" if path == "-" else path
                 label = name if len(values) == 1 else "%s #%d" % (name, k + 1)
                 receipts.append((label, parse_receipt(v, label)))
+        kept = read_kept(a.keep) if a.keep is not None else None
     except BadInput as e:
         print("verify_deal.py: %s" % e, file=sys.stderr)
         return 2
+    out = check_all(pub, [r for _, r in receipts], a.seat, a.my_seed, player, shown, kept)
+    for x, (label, _) in zip(out["receipts"], receipts):
+        x["receipt"] = label
+    if kept is not None and not out["forked"]:
+        try:
+            write_kept(a.keep, pub, kept)
+        except BadInput as e:
+            print("verify_deal.py: %s" % e, file=sys.stderr)
+            return 2
+    if a.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print_receipts(out, pub, player)
+    return out["exit"]
+
+
+ENDED_EARLY, FORKED = "ended early", "forked"
+
+
+def check_all(pub, receipts, seat=None, my_seed=None, player=None, shown=None, kept=None):
+    """Every check of receipts against a publication, as --json prints it: per receipt, the
+    desk, the games withheld (with a player id), the rounds the player seeded that ended early,
+    what differs from the rounds kept (with kept rounds), what is missing, and the exit status:
+    1 failed, overdue, withheld or forked; 5 ended early; 4 incomplete; 3 not revealed yet;
+    0 verified."""
     chain = walk_chain(pub)
-    results = [dict(check_receipt(pub, r, a.seat, a.my_seed, chain, shown, player), receipt=label)
-               for label, r in receipts]
+    results = [check_receipt(pub, r, seat, my_seed, chain, shown, player) for r in receipts]
     desk = check_desk(pub, chain)
-    withheld = None if player is None else withheld_games(pub, player, [r for _, r in receipts])
+    withheld = None if player is None else withheld_games(pub, player, receipts)
+    early = ended_early(pub, seeded_rounds(pub, receipts, shown))
+    fork = None if kept is None else forked(pub, receipts, kept)
     missing = missing_inputs(player, shown)
     outcomes = {x["result"] for x in results} | {desk["result"]}
-    status = (1 if FAILED in outcomes or OVERDUE in outcomes or withheld
+    status = (1 if FAILED in outcomes or OVERDUE in outcomes or withheld or fork
+              else 5 if early
               else 4 if missing or INCOMPLETE in outcomes
               else 3 if NOT_REVEALED in outcomes else 0)
-    if a.json:
-        print(json.dumps({"receipts": results, "desk": desk, "player": player,
-                          "withheld": withheld, "incomplete": missing or None, "exit": status},
-                         ensure_ascii=False))
-    else:
-        print_receipts(results, desk, pub, player, withheld, missing)
-    return status
+    return {"receipts": results, "desk": desk, "player": player, "withheld": withheld,
+            "ended_early": early, "forked": fork, "incomplete": missing or None, "exit": status}
 
 
 def missing_inputs(player, shown):
@@ -974,7 +1166,8 @@ def missing_inputs(player, shown):
     return missing
 
 
-def print_receipts(results, desk, pub, player, withheld, missing):
+def print_receipts(out, pub, player):
+    results, desk, withheld, missing = out["receipts"], out["desk"], out["withheld"], out["incomplete"]
     for x in results:
         line = "%s: game %d (round %d, nonce %d): %s" % (x["receipt"], x["game"], x["round"],
                                                          x["nonce"], x["result"])
@@ -985,6 +1178,10 @@ def print_receipts(results, desk, pub, player, withheld, missing):
         if not withheld:
             print("player %d: nothing withheld: a receipt was given for each of the %d "
                   "published games that name you" % (player, games_naming(pub, player)))
+    for e in out["ended_early"]:
+        print(ended_early_line(e))
+    for f in out["forked"] or ():
+        print("forked: round %d (commitment %s): %s" % (f["round"], f["commitment"], f["why"]))
     print(desk_line(desk, pub))
     if missing:
         print("incomplete: not given: %s" % "; ".join(missing))

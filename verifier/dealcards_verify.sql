@@ -192,7 +192,7 @@ $$;
 
 -- A published time (jsonb's text of a timestamptz: ISO 8601 with its offset, as
 -- 2026-12-31T20:59:59.999999-03:00) as the microseconds since 1970-01-01 00:00:00 UTC, exactly,
--- or 22023 naming what it was. The offset is required and the form is ISO 8601's, so the
+-- or 22023 naming what it was (UTC written Z or +00:00). The offset is required and the form is ISO 8601's, so the
 -- instant read is the same whatever TimeZone and DateStyle are set to.
 CREATE OR REPLACE FUNCTION dealcards_verify_time(value jsonb, what text)
 RETURNS bigint
@@ -203,7 +203,7 @@ DECLARE
     micros numeric;
 BEGIN
     IF jsonb_typeof(value) IS DISTINCT FROM 'string'
-       OR value #>> '{}' !~ '^[0-9]{4,6}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?[+-][0-9]{2}:[0-9]{2}(:[0-9]{2})?( BC)?$' THEN
+       OR value #>> '{}' !~ '^[0-9]{4,6}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?([+-][0-9]{2}:[0-9]{2}(:[0-9]{2})?|Z)( BC)?$' THEN
         RAISE EXCEPTION '% is not a time with its offset, as 2026-01-31T12:00:00+00:00: %', what, coalesce(value::text, 'missing')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -629,15 +629,142 @@ BEGIN
 END
 $$;
 
+-- The rounds a player seeded (those of their receipts at the publication's desk, those they
+-- name a commitment shown for, and those published with the commitment shown for every round
+-- not named) that ended early: the round's server seed is published (revealed, or left by
+-- fair_mode_off) with fewer games than its max_deals, and it has no reveal_by or was revealed
+-- before it by the house's clock (revealed_at; none published counts as before). Per round:
+-- its number of games (the nonce of the deal it avoided), and why, with both times and the
+-- deal it avoided from its revealed seed and its last game's client seeds (none without a game).
+CREATE OR REPLACE FUNCTION dealcards_verify_ended_early(publication jsonb, receipts jsonb,
+    shown_by jsonb, OUT round int, OUT games bigint, OUT why text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    rnd jsonb;
+    final_game jsonb;
+    seed bytea;
+    d record;
+    hands text;
+BEGIN
+    FOR rnd IN
+        SELECT x FROM jsonb_array_elements(publication -> 'rounds') x
+         WHERE coalesce(x -> 'server_seed', 'null') <> 'null' AND coalesce(x -> 'max_deals', 'null') <> 'null'
+           AND (EXISTS (SELECT FROM jsonb_array_elements(receipts) r
+                         WHERE r -> 'desk' = publication -> 'desk' AND r -> 'round' = x -> 'round')
+                OR shown_by ? (x ->> 'round') OR shown_by ->> '*' = x ->> 'commitment')
+         ORDER BY (x ->> 'round')::int LOOP
+        round := (rnd ->> 'round')::int;
+        SELECT count(*) INTO games FROM jsonb_array_elements(publication -> 'games') g WHERE g -> 'round' = rnd -> 'round';
+        CONTINUE WHEN games >= dealcards_verify_int(rnd -> 'max_deals', 'max_deals');
+        CONTINUE WHEN coalesce(rnd -> 'reveal_by', 'null') <> 'null' AND coalesce(rnd -> 'revealed_at', 'null') <> 'null'
+            AND dealcards_verify_time(rnd -> 'revealed_at', 'revealed_at') >= dealcards_verify_time(rnd -> 'reveal_by', 'reveal_by');
+        why := format('round %s (commitment %s) was revealed at %s (the house''s clock) %s, after %s of its %s deals',
+                      round, rnd ->> 'commitment', coalesce(rnd ->> 'revealed_at', 'a time not published'),
+                      CASE WHEN coalesce(rnd -> 'reveal_by', 'null') = 'null' THEN 'with no reveal_by'
+                           ELSE 'before its reveal_by ' || (rnd ->> 'reveal_by') END,
+                      games, rnd ->> 'max_deals');
+        SELECT g INTO final_game FROM jsonb_array_elements(publication -> 'games') g
+         WHERE g -> 'round' = rnd -> 'round' ORDER BY (g ->> 'nonce')::bigint DESC LIMIT 1;
+        seed := dealcards_verify_hex(rnd -> 'server_seed', 'server_seed', 32);
+        IF final_game IS NULL OR sha256(seed) <> dealcards_verify_hex(rnd -> 'commitment', 'commitment', 32) THEN
+            why := why || '; no game was dealt under it, so the deal it avoided cannot be shown';
+        ELSE
+            SELECT * INTO d FROM dealcards_verify_deal(seed,
+                ARRAY(SELECT convert_from(decode(s, 'hex'), 'UTF8') FROM jsonb_array_elements_text(final_game -> 'client_seeds') WITH ORDINALITY c(s, n) ORDER BY n),
+                games) x;
+            hands := format('seat 1 (player %s): %s; seat 2 (player %s): %s; seat 3 (player %s): %s; extra: %s; first bidder seat %s',
+                            final_game -> 'players' -> 0, d.p1_cards, final_game -> 'players' -> 1, d.p2_cards,
+                            final_game -> 'players' -> 2, d.p3_cards, d.extra_cards, d.leader);
+            why := why || format('; the deal it avoided (nonce %s, with the seeds of its last game): %s', games, hands);
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+-- What a player keeps of a publication's revealed rounds, to catch a fork later: per revealed
+-- round its desk, round, commitment, number of games and last game's chain hash, as the file of
+-- verify_deal.py --keep holds them ({"rounds": [...]}). Keep each round as first seen: add only
+-- the rounds not kept yet.
+CREATE OR REPLACE FUNCTION dealcards_verify_seen(publication jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+BEGIN
+    RETURN (SELECT jsonb_build_object('rounds', coalesce(jsonb_agg(jsonb_build_object(
+               'desk', publication -> 'desk', 'round', r -> 'round', 'commitment', r -> 'commitment',
+               'games', (SELECT count(*) FROM jsonb_array_elements(publication -> 'games') g WHERE g -> 'round' = r -> 'round'),
+               'last_chain_hash', (SELECT g -> 'chain_hash' FROM jsonb_array_elements(publication -> 'games') WITH ORDINALITY x(g, n)
+                                    WHERE g -> 'round' = r -> 'round' ORDER BY n DESC LIMIT 1))
+             ORDER BY (r ->> 'round')::int), '[]'))
+      FROM jsonb_array_elements(publication -> 'rounds') r
+     WHERE coalesce(r -> 'server_seed', 'null') <> 'null');
+END
+$$;
+
+-- A fork, against the rounds kept ({"rounds": [...]}, as dealcards_verify_seen gives them and
+-- verify_deal.py --keep keeps them): a row per kept round of the publication's desk under which
+-- the publication shows another number of games or another last chain hash, and per receipt
+-- under a kept round that is not among its kept games (a nonce past them, or the last one with
+-- another chain hash), as verify_deal.py --keep reports them.
+CREATE OR REPLACE FUNCTION dealcards_verify_forked(publication jsonb, receipts jsonb, kept jsonb,
+    OUT round int, OUT commitment text, OUT why text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+    seen jsonb;
+    k jsonb;
+    receipt_ jsonb;
+BEGIN
+    -- Every published round, revealed or not, as it would be kept.
+    FOR seen IN
+        SELECT jsonb_build_object('desk', publication -> 'desk', 'round', r -> 'round', 'commitment', r -> 'commitment',
+                   'games', (SELECT count(*) FROM jsonb_array_elements(publication -> 'games') g WHERE g -> 'round' = r -> 'round'),
+                   'last_chain_hash', (SELECT g -> 'chain_hash' FROM jsonb_array_elements(publication -> 'games') WITH ORDINALITY x(g, n)
+                                        WHERE g -> 'round' = r -> 'round' ORDER BY n DESC LIMIT 1))
+          FROM jsonb_array_elements(publication -> 'rounds') r ORDER BY (r ->> 'round')::int LOOP
+        SELECT x INTO k FROM jsonb_array_elements(kept -> 'rounds') x
+         WHERE x -> 'desk' = seen -> 'desk' AND lower(x ->> 'commitment') = seen ->> 'commitment' LIMIT 1;
+        CONTINUE WHEN k IS NULL OR ((k -> 'games') = (seen -> 'games')
+            AND lower(coalesce(k ->> 'last_chain_hash', '')) = coalesce(seen ->> 'last_chain_hash', ''));
+        round := (seen ->> 'round')::int; commitment := seen ->> 'commitment';
+        why := format('the publication shows %s games under round %s ending in chain hash %s, but you kept it revealed with %s games ending in %s: the house dealt under a revealed round (a copy of its server), or rewrote it',
+                      seen -> 'games', round, seen ->> 'last_chain_hash', k -> 'games', k ->> 'last_chain_hash');
+        RETURN NEXT;
+    END LOOP;
+    FOR receipt_ IN SELECT value FROM jsonb_array_elements(receipts) LOOP
+        SELECT x INTO k FROM jsonb_array_elements(kept -> 'rounds') x
+         WHERE x -> 'desk' = receipt_ -> 'desk' AND lower(x ->> 'commitment') = lower(receipt_ ->> 'commitment') LIMIT 1;
+        CONTINUE WHEN k IS NULL OR NOT ((receipt_ ->> 'nonce')::numeric >= (k ->> 'games')::numeric
+            OR ((receipt_ ->> 'nonce')::numeric = (k ->> 'games')::numeric - 1
+                AND lower(receipt_ ->> 'chain_hash') IS DISTINCT FROM lower(k ->> 'last_chain_hash')));
+        round := (receipt_ ->> 'round')::int; commitment := lower(k ->> 'commitment');
+        why := format('the receipt of game %s (round %s, nonce %s) is not among the %s games you kept of the round when it was revealed: it was dealt under a revealed round',
+                      receipt_ -> 'game', receipt_ -> 'round', receipt_ -> 'nonce', k -> 'games');
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
 -- A player's receipts (a jsonb array of what fair_receipt gives, or deal_cards notified)
 -- checked against the desk's publication, as verify_deal.py receipts checks them given --player
 -- and --commitment: a row per receipt (kind 'receipt', receipt its place in the array from 1),
 -- result verified, not revealed yet, overdue, failed (check and why say which check and why)
 -- or incomplete (check "shown commitment": no commitment shown was given, so it was not made);
 -- a row per published game that names the player and whose receipt is not given (kind
--- 'withheld', result 'withheld', why its seats); a row for the desk (kind 'desk': the chain
+-- 'withheld', result 'withheld', why its seats); a row per round the player seeded (of a
+-- receipt, or named by a commitment shown) that ended early (kind 'ended early', round, nonce
+-- the number of its games, why with revealed_at, reveal_by and the deal it avoided: see
+-- dealcards_verify_ended_early); a row for the desk (kind 'desk': the chain
 -- recomputes to chain_head, no round left without a reveal); and a last row (kind 'check')
--- with the whole check's verdict: failed (anything failed, is overdue or withheld), incomplete
+-- with the whole check's verdict: failed (anything failed, is overdue or withheld), ended
+-- early (nothing failed, but a round the player seeded ended early: verify_deal.py exits 5), incomplete
 -- (nothing failed, but the player id or the commitments shown are missing: why names which;
 -- verify_deal.py exits 4), not revealed yet, or verified. shown holds the commitments the
 -- player was shown, each ROUND:HEX or HEX; a receipt of a round they were shown none for fails
@@ -660,6 +787,7 @@ DECLARE
     results text[] := '{}';
     missing text[] := '{}';
     withheld int := 0;
+    early int := 0;
 BEGIN
     SELECT array_agg(n::int) FILTER (WHERE p.game_id IS NOT NULL AND p.problem ~ 'chain is broken|is not a seat|has no bound'),
            array_agg(p.problem) FILTER (WHERE p.game_id IS NULL)
@@ -706,6 +834,11 @@ BEGIN
         withheld := withheld + 1;
         RETURN NEXT;
     END LOOP;
+    kind := 'ended early'; receipt := NULL; game_id := NULL; result := 'ended early'; "check" := NULL;
+    FOR round, nonce, why IN SELECT * FROM dealcards_verify_ended_early(publication, receipts, shown_by) LOOP
+        early := early + 1;
+        RETURN NEXT;
+    END LOOP;
     kind := 'desk'; game_id := NULL; round := NULL; nonce := NULL;
     result := CASE WHEN cardinality(broken) > 0 OR desk_problems IS NOT NULL THEN 'failed' ELSE 'verified' END;
     -- The desk's checks that fail, as verify_deal.py names them, comma-separated.
@@ -724,6 +857,8 @@ BEGIN
     kind := 'check'; "check" := NULL;
     IF 'failed' = ANY(results) OR 'overdue' = ANY(results) OR withheld > 0 THEN
         result := 'failed'; why := NULL;
+    ELSIF early > 0 THEN
+        result := 'ended early'; why := format('%s round(s) you gave a seed under ended before their bound', early);
     ELSIF cardinality(missing) > 0 OR 'incomplete' = ANY(results) THEN
         result := 'incomplete'; why := 'not given: ' || array_to_string(missing, '; ');
     ELSIF 'not revealed yet' = ANY(results) THEN

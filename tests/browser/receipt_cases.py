@@ -21,7 +21,35 @@ if str(ROOT / "tools") not in sys.path:
 import verify_deal  # noqa: E402  (tools/, put on sys.path by verify_page.py)
 
 VERIFIED, NOT_REVEALED, OVERDUE, FAILED = "verified", "not revealed yet", "overdue", "failed"
-INCOMPLETE = "incomplete"
+INCOMPLETE, ENDED_EARLY = "incomplete", "ended early"
+
+
+def _when(text):
+    return None if text is None else datetime.datetime.fromisoformat(text)
+
+
+def expected_early(pub, receipts, shown):
+    """The rounds the player seeded (of their receipts at this desk, named by a commitment shown
+    as ROUND:HEX, or published with the bare HEX shown) that ended early, as docs/provably_fair.md
+    defines it: seed published, fewer games than max_deals, and no reveal_by or a revealed_at
+    (none counts as before) before it."""
+    rounds = {r["round"] for r in receipts if r["desk"] == pub["desk"]}
+    for text in shown:
+        head, sep, tail = text.partition(":")
+        if sep:
+            rounds.add(int(head))
+        else:
+            bare = text.strip().lower().replace("\\x", "")
+            rounds |= {r["round"] for r in pub["rounds"] if r["commitment"] == bare}
+    out = []
+    for r in sorted(pub["rounds"], key=lambda r: r["round"]):
+        if r["round"] not in rounds or r["server_seed"] is None or r.get("max_deals") is None:
+            continue
+        games = sum(1 for g in pub["games"] if g["round"] == r["round"])
+        due, at = _when(r.get("reveal_by")), _when(r.get("revealed_at"))
+        if games < r["max_deals"] and (due is None or at is None or at < due):
+            out.append(r["round"])
+    return out
 
 
 class Case:
@@ -34,10 +62,14 @@ class Case:
     revealed yet is incomplete ("shown commitment" not made)."""
 
     def __init__(self, name, publication, receipts, verdicts, desk=(VERIFIED, ()), mine=None,
-                 player=None, withheld=None, shown=()):
+                 player=None, withheld=None, shown=(), kept=None, forked=()):
         self.name, self.publication, self.receipts = name, publication, receipts
         self.desk, self.mine = desk, mine
         self.player, self.withheld, self.shown = player, withheld, list(shown)
+        # The rounds the player seeded that ended early; the rounds kept by an earlier check
+        # (what --keep and the page's storage hold), and those the case must report forked.
+        self.ended_early = expected_early(publication, receipts, self.shown)
+        self.kept, self.forked = kept, list(forked)
         self.verdicts = [(INCOMPLETE, "shown commitment") if not self.shown and v[0] in (VERIFIED, NOT_REVEALED)
                          else v for v in verdicts]
 
@@ -48,7 +80,8 @@ class Case:
 
     def exit_status(self):
         results = {v[0] for v in self.verdicts} | {self.desk[0]}
-        return (1 if FAILED in results or OVERDUE in results or self.withheld
+        return (1 if FAILED in results or OVERDUE in results or self.withheld or self.forked
+                else 5 if self.ended_early
                 else 4 if self.missing() or INCOMPLETE in results
                 else 3 if NOT_REVEALED in results else 0)
 
@@ -232,6 +265,13 @@ def real_cases(pub, receipts):
     cases.append(Case("a published chain hash changed", p, receipts,
                       with_verdicts(from_on(b[0], (FAILED, "chain"))), desk=(FAILED, ("chain",))))
 
+    # Only the desk's line fails: the newest game's published chain hash changed, and its
+    # receipt not given, every receipt given verifies; the summary takes the failure colour.
+    p = copy.deepcopy(pub)
+    p["games"][-1]["chain_hash"] = other_hex(p["games"][-1]["chain_hash"])
+    cases.append(Case("only the desk's line fails: the newest game's chain hash changed, its receipt not given",
+                      p, receipts[:-1], base[:-1], desk=(FAILED, ("chain",))))
+
     p = copy.deepcopy(pub)
     del p["games"][-1]
     cases.append(Case("the newest game removed, the chain head left", p, receipts,
@@ -244,7 +284,7 @@ def real_cases(pub, receipts):
     # could (the desk line recomputes to the new head): the receipts are of the rules dealt under.
     for what, change in (("house seat 3 given up", {"house_seats": []}),
                          ("seeds no longer required", {"seeds_required": False}),
-                         ("another max_deals", {"max_deals": len(b)}),
+                         ("another max_deals", {"max_deals": len(b) + 1}),
                          ("a reveal_by set", {"reveal_by": "2026-12-31T23:59:59.999999+05:30"})):
         for relinked in (False, True):
             p = copy.deepcopy(pub)
@@ -292,6 +332,26 @@ def real_cases(pub, receipts):
         c = p["games"][pos[a[1]]]["cards"]
         c[1][5], c[2][5] = c[2][5], c[1][5]
     dealt_so("cards other than the seeds deal", other_cards, {a[1]: (FAILED, "deal")})
+
+    # A round the house ended before its bound (dealt so from the start: the first round bound
+    # to one deal more than it dealt): every receipt verifies, and the round ended early.
+    def bound_above(p):
+        next(r for r in p["rounds"] if r["round"] == first)["max_deals"] = len(a) + 1
+    dealt_so("the first round ended before its bound", bound_above, {})
+    if cases[-1].ended_early != [first] or cases[0].ended_early:
+        raise ValueError("the real desk's rounds do not end at their bound as scripts/test_browser.sh deals them")
+
+    # What an earlier check kept of the first round, against a fork: kept with one game fewer
+    # (a copy of the server dealt under it after the reveal the player saw), or with another last
+    # game, the publication and its receipts are forked; kept as published, nothing is.
+    seen = {"desk": pub["desk"], "round": first, "commitment": rnd[first]["commitment"],
+            "games": len(a), "last_chain_hash": by_round[first][-1]["chain_hash"]}
+    cases.append(Case("the first round kept with one game fewer: forked", pub, receipts, base,
+                      kept=[dict(seen, games=len(a) - 1, last_chain_hash=by_round[first][-2]["chain_hash"])],
+                      forked=[first]))
+    cases.append(Case("the first round kept with another last game: forked", pub, receipts, base,
+                      kept=[dict(seen, last_chain_hash=other_hex(seen["last_chain_hash"]))], forked=[first]))
+    cases.append(Case("the first round kept as published: not forked", pub, receipts, base, kept=[seen]))
 
     # A player who gives their seat and seed: the seat check.
     seat2 = bytes.fromhex(games[pos[a[0]]]["client_seeds"][1]).decode("utf-8")
@@ -504,6 +564,17 @@ def golden_cases():
         else:
             out.append(Case("golden: protocol 3, reveal_by %s, a microsecond off" % text, pub, rs,
                             [(FAILED, "chain")], desk=(FAILED, ("chain",))))
+    # A round revealed at its reveal_by (by the house's clock) ended in time; a microsecond
+    # before it, and with no revealed_at published, it ended early (one deal of 1000).
+    for at, early in (("2026-12-31T23:59:59.999999+00:00", False), ("2026-12-31T23:59:59.999998Z", True),
+                      (None, True)):
+        pub = publication([by_time[1798761599999999]], 3)
+        pub["rounds"][0]["revealed_at"] = at
+        case = Case("golden: protocol 3, revealed_at %s, its reveal_by 2026-12-31T20:59:59.999999-03:00" % at,
+                    pub, [receipt_of(pub, g) for g in pub["games"]], [(VERIFIED, None)])
+        if bool(case.ended_early) != early:
+            raise ValueError("%s: ended early is %s" % (case.name, case.ended_early))
+        out.append(case)
     # Under protocol 1 the players are not chained: the same games with players given to others
     # still verify, and under protocol 2 they do not.
     p = copy.deepcopy(one)
@@ -610,18 +681,16 @@ def python_says(case):
     pub = verify_deal.parse_publication(json.loads(json.dumps(case.publication)))
     receipts = [verify_deal.parse_receipt(r, "receipt") for r in case.receipts]
     shown = verify_deal.parse_shown_commitments(case.shown)
-    chain = verify_deal.walk_chain(pub)
-    results = [verify_deal.check_receipt(pub, r, None, None, chain, shown, case.player) for r in receipts]
-    desk = verify_deal.check_desk(pub, chain)
-    withheld = ([] if case.player is None
-                else [w["game"] for w in verify_deal.withheld_games(pub, case.player, receipts)])
-    outcomes = {x["result"] for x in results} | {desk["result"]}
-    missing = verify_deal.missing_inputs(case.player, shown)
-    overall = (FAILED if FAILED in outcomes or OVERDUE in outcomes or withheld
-               else INCOMPLETE if missing or INCOMPLETE in outcomes
-               else NOT_REVEALED if NOT_REVEALED in outcomes else VERIFIED)
-    return {"receipts": [[x["result"], x["check"]] for x in results], "withheld": withheld,
-            "desk": [desk["result"], sorted(p["check"] for p in desk["problems"])], "check": overall}
+    out = verify_deal.check_all(pub, receipts, player=case.player, shown=shown)
+    desk = out["desk"]
+    return {"receipts": [[x["result"], x["check"]] for x in out["receipts"]],
+            "withheld": [w["game"] for w in out["withheld"] or ()],
+            "ended_early": [e["round"] for e in out["ended_early"]],
+            "desk": [desk["result"], sorted(p["check"] for p in desk["problems"])],
+            "check": VERDICT_OF_EXIT[out["exit"]]}
+
+
+VERDICT_OF_EXIT = {0: VERIFIED, 1: FAILED, 3: NOT_REVEALED, 4: INCOMPLETE, 5: ENDED_EARLY}
 
 
 def golden_json():
@@ -634,8 +703,9 @@ def golden_json():
                     "player": c.player, "shown": c.shown,
                     "expected": {"receipts": [list(v) for v in c.verdicts],
                                  "withheld": [w[0] for w in c.withheld or ()],
+                                 "ended_early": c.ended_early,
                                  "desk": [c.desk[0], sorted(c.desk[1])],
-                                 "check": {0: VERIFIED, 1: FAILED, 3: NOT_REVEALED, 4: INCOMPLETE}[status]},
+                                 "check": VERDICT_OF_EXIT[status]},
                     "python": python_says(c)})
     return out
 

@@ -42,6 +42,13 @@ suit, jokers by name, in Dou Dizhu order, the player's seat marked), never as nu
 a bad player id or commitment as the tool does. The tool must take a seed or player id that
 starts with "-" both as --my-seed=-x and as --my-seed -x.
 
+Both must report the rounds the player seeded that ended before their bound (and the deal each
+avoided, the page as cards) and none other, and, given the rounds kept by an earlier check (the
+page in the browser's storage, the tool with --keep), fail as forked a publication with another
+count or chain under one; the page must keep what a check saw across checks, leave it as it was
+when it finds a fork, and forget it at its button. The summary takes the failure colour when the
+desk's line alone fails.
+
 The page must load nothing: no external references in its source, its own
 Content-Security-Policy, and no request in the browser's network log but the page itself.
 Exits 1 with a message on the first failure.
@@ -49,6 +56,7 @@ Exits 1 with a message on the first failure.
 CHROMIUM and CHROMEDRIVER name the programs (default: chromium, chromedriver on PATH).
 """
 import argparse
+import copy
 import json
 import os
 import re
@@ -223,13 +231,19 @@ function hands(box) {
   }) : null;
 }
 var box = document.getElementById('withheld');
+function listed(id) {
+  return document.getElementById(id).hidden ? [] : Array.from(document.querySelectorAll('#' + id + '-list li')).map(function (li) {
+    return [li.getAttribute('data-round'), li.textContent, hands(li.querySelector('.hands'))]; });
+}
 var summary = document.getElementById('summary'), incomplete = document.getElementById('incomplete');
 return {summary: summary.textContent, tone: summary.className, missing: summary.getAttribute('data-missing'),
         incomplete: incomplete.hidden ? null : incomplete.textContent,
         withheld: box.hidden ? null : Array.from(document.querySelectorAll('#withheld-list li')).map(function (li) {
           return [li.getAttribute('data-game'), li.querySelector('.withheld-text').textContent, hands(li.querySelector('.hands'))]; }),
         rows: Array.from(document.querySelectorAll('#receipt-rows tr')).map(function (tr) {
-          return hands(tr.querySelector('.hands')); })};
+          return hands(tr.querySelector('.hands')); }),
+        ended_early: listed('ended-early'), forked: listed('forked'),
+        kept: localStorage.getItem('dealcards-kept-rounds')};
 """
 
 
@@ -292,6 +306,14 @@ class Page:
             if self.typed.get(name) != text:
                 self.d.type_into(self.el[name], text)
                 self.typed[name] = text
+
+    def set_kept(self, kept):
+        """What the page keeps in the browser's storage: these rounds (entries as --keep's file
+        holds them), or nothing for None."""
+        text = None if kept is None else json.dumps({"rounds": kept})
+        self.d.s("POST", "/execute/sync", {"script": "if (arguments[0] === null) localStorage.removeItem('dealcards-kept-rounds');"
+                                                     " else localStorage.setItem('dealcards-kept-rounds', arguments[0]);",
+                                          "args": [text]})
 
     def check_receipts(self, publication, receipts, mine=None, player=None, shown=()):
         """Pastes a publication and receipts (texts), gives the seat and seed, the player id and
@@ -535,6 +557,7 @@ def compare_verdicts(who, case, rows, desk_result, desk_checks):
 
 
 def check_page_case(page, case, k):
+    page.set_kept(case.kept)
     got = page.check_receipts(json.dumps(case.publication, ensure_ascii=False),
                               receipts_text(case.receipts, k), case.mine, case.player, case.shown)
     compare_page(case, got)
@@ -583,13 +606,20 @@ def compare_summary(case, got):
     incomplete = sum(1 for v in case.verdicts if v[0] == INCOMPLETE_)
     if incomplete:
         summary += " \u00b7 %d incomplete" % incomplete
+    if case.ended_early:
+        summary += " \u00b7 %d ended early" % len(case.ended_early)
+    if case.forked:
+        summary += " \u00b7 %d forked" % len(set(case.forked))
     missing = case.missing()
     if missing:
         summary = "incomplete: " + summary
     if got["summary"] != summary:
         fail("page, %s: the summary reads %r, expected %r" % (case.name, got["summary"], summary))
     results = {v[0] for v in case.verdicts}
-    tone = ("bad" if FAILED_ in results or OVERDUE_ in results or case.withheld
+    # The failure colour for a failure anywhere, the desk's line alone included, and for a
+    # round ended early or forked.
+    tone = ("bad" if FAILED_ in results or OVERDUE_ in results or case.withheld or case.forked
+            or case.ended_early or case.desk[0] != VERIFIED_
             else "incomplete" if missing or INCOMPLETE_ in results else "" if NOT_REVEALED_ in results else "ok")
     if got["tone"] != tone or got["missing"] != ",".join(missing):
         fail("page, %s: the summary is marked %r (missing %r), expected %r (missing %r)"
@@ -603,6 +633,7 @@ def compare_summary(case, got):
 def compare_player_page(case, got):
     pub = case.publication
     compare_summary(case, got)
+    compare_early_and_forked(case, got)
     if case.withheld is None:
         if got["withheld"] is not None:
             fail("page, %s: a withheld list with no player id given" % case.name)
@@ -624,6 +655,34 @@ def compare_player_page(case, got):
         mine = ([k + 1 for k, p in enumerate(g["players"]) if p == case.player] if case.player is not None
                 else [case.mine[0]] if case.mine else [])
         compare_hands(where, g, hands, mine)
+
+
+def compare_early_and_forked(case, got):
+    """The rounds listed as ended early, each with its text and the deal it avoided (as cards,
+    recomputed here from the round's seed) where it dealt games; the rounds listed as forked."""
+    rounds = [int(x[0]) for x in got["ended_early"]]
+    if rounds != case.ended_early:
+        fail("page, %s: ended early %s, expected %s" % (case.name, rounds, case.ended_early))
+    pub = case.publication
+    for n, text, hands in got["ended_early"]:
+        rnd = next(r for r in pub["rounds"] if r["round"] == int(n))
+        games = [g for g in pub["games"] if g["round"] == int(n)]
+        head = "ended early: round %s (commitment %s) was revealed at " % (n, rnd["commitment"])
+        if not text.startswith(head) or ("after %d of its %d deals" % (len(games), rnd["max_deals"])) not in text:
+            fail("page, %s: the ended early line reads %r" % (case.name, text))
+        if not games:
+            if hands is not None or "cannot be shown" not in text:
+                fail("page, %s: round %s dealt no game, yet %r" % (case.name, n, text))
+            continue
+        d = verify_deal.verify(bytes.fromhex(rnd["server_seed"]), [bytes.fromhex(x) for x in games[-1]["client_seeds"]],
+                               len(games))
+        avoided = {"cards": [d["p1_cards"], d["p2_cards"], d["p3_cards"], d["extra_cards"]]}
+        compare_hands("page, %s, the deal round %s avoided" % (case.name, n), avoided, hands, [])
+        if "first bidder seat %d" % d["leader"] not in text:
+            fail("page, %s: the deal round %s avoided has another first bidder: %r" % (case.name, n, text))
+    forked = sorted({int(x[0]) for x in got["forked"]})
+    if forked != sorted(set(case.forked)) or not all(x[1].startswith("forked: round ") for x in got["forked"]):
+        fail("page, %s: forked %s, expected %s" % (case.name, [x[1] for x in got["forked"]], case.forked))
 
 
 def withheld_text(w):
@@ -658,6 +717,10 @@ def check_cli_case(case, k, tmp):
         args += ["--player", str(case.player)]
     for c in case.shown:
         args += ["--commitment", c]
+    if case.kept is not None:
+        keep = tmp / ("kept-%d.json" % k)
+        keep.write_text(json.dumps({"rounds": case.kept}), encoding="utf-8")
+        args += ["--keep", str(keep)]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != case.exit_status():
         fail("tools/verify_deal.py receipts, %s: exit status %d, expected %d: %s"
@@ -672,6 +735,11 @@ def check_cli_case(case, k, tmp):
     if withheld != want or out.get("player") != case.player:
         fail("tools/verify_deal.py receipts, %s: player %s, withheld %s, expected %s"
              % (case.name, out.get("player"), withheld, want))
+    early = [e["round"] for e in out["ended_early"]]
+    forked = None if out["forked"] is None else sorted({f["round"] for f in out["forked"]})
+    if early != case.ended_early or forked != (None if case.kept is None else sorted(set(case.forked))):
+        fail("tools/verify_deal.py receipts, %s: ended early %s, forked %s, expected %s and %s"
+             % (case.name, early, forked, case.ended_early, case.forked))
 
 
 def check_cli_player_text(case, tmp):
@@ -806,6 +874,45 @@ def check_page_by_hand(page, case, tmp):
         fail("page, %s: the verdict reads %r" % (one.name, shown))
 
 
+def check_page_keeps(page, case):
+    """The page keeps, across checks, what each saw of the revealed rounds: after the real desk
+    is checked, its storage holds each revealed round with its games; the same desk published
+    again with the first round's last game gone (the chain relinked) is then forked in every
+    revealed round, and the storage left as it was; once the page forgets what it kept, that publication is not."""
+    pub = case.publication
+    read_kept = {"script": "return localStorage.getItem('dealcards-kept-rounds');", "args": []}
+    player = {"script": READ_PLAYER, "args": []}
+    page.set_kept(None)
+    page.check_receipts(json.dumps(pub), receipts_text(case.receipts, 0))
+    kept = json.loads(page.d.s("POST", "/execute/sync", read_kept) or "null")
+    revealed = [r["round"] for r in pub["rounds"] if r["server_seed"] is not None]
+    want = [{"desk": pub["desk"], "round": n, "commitment": next(r["commitment"] for r in pub["rounds"] if r["round"] == n),
+             "games": sum(1 for g in pub["games"] if g["round"] == n),
+             "last_chain_hash": [g["chain_hash"] for g in pub["games"] if g["round"] == n][-1]} for n in revealed]
+    if kept is None or sorted(kept["rounds"], key=lambda e: e["round"]) != want:
+        fail("page: after a check, the browser keeps %s, expected %s" % (kept, want))
+    p = copy.deepcopy(pub)
+    last = max(i for i, g in enumerate(p["games"]) if g["round"] == revealed[0])
+    del p["games"][last]
+    receipt_cases.relink(p, last)
+    rs = receipts_text([receipt_cases.receipt_of(p, g) for g in p["games"]], 0)
+    page.check_receipts(json.dumps(p), rs)
+    got = page.d.s("POST", "/execute/sync", player)
+    # The relinked chain changes the last chain hash of every later revealed round too.
+    if sorted({int(x[0]) for x in got["forked"]}) != revealed or got["tone"] != "bad":
+        fail("page: a publication with one game fewer under a kept round: forked %s, summary %r (%s)"
+             % (got["forked"], got["summary"], got["tone"]))
+    if json.loads(page.d.s("POST", "/execute/sync", read_kept)) != kept:
+        fail("page: a check that found a fork changed what the browser keeps")
+    page.d.click(page.d.find("#forget-kept"))
+    if page.d.s("POST", "/execute/sync", read_kept) is not None:
+        fail("page: forgetting the rounds kept left them in the browser")
+    page.check_receipts(json.dumps(p), rs)
+    if page.d.s("POST", "/execute/sync", player)["forked"]:
+        fail("page: forked with nothing kept")
+    page.set_kept(None)
+
+
 def check_bad_receipt_input(page, bad, tmp):
     for k, (name, pub, rs, words) in enumerate(bad):
         page.set_text("publication", pub)
@@ -890,7 +997,10 @@ def main():
         check_errors(page)
         for k, case in enumerate(cases):
             check_page_case(page, case, k)
+        page.set_kept(None)
         check_page_by_hand(page, cases[0], tmp)
+        if a.publication:
+            check_page_keeps(page, cases[0])
         check_bad_receipt_input(page, bad, tmp)
         check_bad_player_input(page, receipt_cases.bad_player_inputs(pub), cases[0], tmp)
         check_network(d, page.url)

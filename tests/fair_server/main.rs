@@ -32,6 +32,8 @@ mod secrecy;
 mod bound;
 mod concurrency;
 mod dump_restore;
+mod early_end;
+mod forked;
 mod grinding;
 mod history;
 mod misuse;
