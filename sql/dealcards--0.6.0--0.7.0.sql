@@ -180,6 +180,14 @@ BEGIN
                       AND attname = 'instance' AND NOT attisdropped) THEN
         ALTER TABLE @extschema@.fair_seed ADD COLUMN instance uuid, ADD COLUMN timeline bigint;
     END IF;
+    -- The place a round is committed in (its database and data directory): a deal refuses a
+    -- round of another place, a copy's. The rounds stored before the update record none and
+    -- are not checked for it.
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                    WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
+                      AND attname = 'place' AND NOT attisdropped) THEN
+        ALTER TABLE @extschema@.fair_seed ADD COLUMN place text;
+    END IF;
     IF pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL THEN
         EXECUTE 'SELECT citus_is_coordinator()' INTO coordinator;
     END IF;

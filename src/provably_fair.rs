@@ -30,7 +30,9 @@ use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 
-use crate::desk_store::{current_timeline, DeskStore, FairRecord, FairState, RoundRules, Seats};
+use crate::desk_store::{
+    current_place, current_timeline, DeskStore, FairRecord, FairState, RoundRules, Seats,
+};
 use crate::documents::{self, Publication, Receipt};
 use crate::installed::Tables;
 use crate::results::Built;
