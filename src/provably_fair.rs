@@ -60,6 +60,13 @@ use rounds::*;
 /// nothing until the round is revealed.
 pub const DEFAULT_MAX_DEALS: i64 = 1000;
 
+/// The time within which a round's seed is due when no other is given: one day (fair_mode_on's
+/// default, and the next round's from fair_reveal after a round of a release before 0.7.0,
+/// which has no time limit).
+pub fn default_reveal_within() -> Interval {
+    Interval::from_days(1)
+}
+
 extension_sql_file!(
     "../sql/install/fair.sql",
     name = "fair_tables",
