@@ -139,7 +139,9 @@ AS 'MODULE_PATHNAME', 'dealcards_sample_rows';
 -- until the round is revealed (docs/provably_fair.md). Every round stored before the update,
 -- the one in force at each desk included, gets the default bound of 1000 deals and no time
 -- limit: a round in force that has dealt that many already deals again once revealed.
--- fair_mode_on and fair_reveal take the bound. In a DO block, as above, for Citus: each node
+-- fair_mode_on and fair_reveal take the bound; a new round's seed is due within one day unless
+-- another time (or NULL: no limit) is given, and fair_reveal gives the next round of a round
+-- stored before the update that day too. In a DO block, as above, for Citus: each node
 -- changes its own tables.
 -- ---------------------------------------------------------------------------------------------
 DO $$
@@ -179,6 +181,14 @@ BEGIN
                     WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
                       AND attname = 'instance' AND NOT attisdropped) THEN
         ALTER TABLE @extschema@.fair_seed ADD COLUMN instance uuid, ADD COLUMN timeline bigint;
+    END IF;
+    -- The place a round is committed in (its database and data directory): a deal refuses a
+    -- round of another place, a copy's. The rounds stored before the update record none and
+    -- are not checked for it.
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                    WHERE attrelid = '@extschema@.fair_seed'::pg_catalog.regclass
+                      AND attname = 'place' AND NOT attisdropped) THEN
+        ALTER TABLE @extschema@.fair_seed ADD COLUMN place text;
     END IF;
     IF pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL THEN
         EXECUTE 'SELECT citus_is_coordinator()' INTO coordinator;
@@ -233,7 +243,7 @@ CREATE  FUNCTION "fair_mode_on"(
 	"house_seats" INT[] DEFAULT '{}', /* core::option::Option<alloc::vec::Vec<core::option::Option<i32>>> */
 	"seeds_required" bool DEFAULT true, /* core::option::Option<bool> */
 	"max_deals" bigint DEFAULT 1000, /* core::option::Option<i64> */
-	"reveal_within" interval DEFAULT NULL /* core::option::Option<pgrx::datum::interval::Interval> */
+	"reveal_within" interval DEFAULT '1 day' /* core::option::Option<pgrx::datum::interval::Interval> */
 ) RETURNS bytea /* alloc::vec::Vec<u8> */
 VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */

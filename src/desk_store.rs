@@ -30,7 +30,7 @@ use dealcards_core::fair::Hash;
 
 // The provably fair statements: rounds, reveals, client seeds, and what the verifications read.
 mod fair;
-pub use fair::{current_timeline, RoundRules};
+pub use fair::{current_place, current_timeline, RoundRules};
 // A provably fair deal's seats, read by their key without a statement.
 mod seats_by_key;
 

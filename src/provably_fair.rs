@@ -30,7 +30,9 @@ use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 
-use crate::desk_store::{current_timeline, DeskStore, FairRecord, FairState, RoundRules, Seats};
+use crate::desk_store::{
+    current_place, current_timeline, DeskStore, FairRecord, FairState, RoundRules, Seats,
+};
 use crate::documents::{self, Publication, Receipt};
 use crate::installed::Tables;
 use crate::results::Built;
@@ -57,6 +59,13 @@ use rounds::*;
 /// How many deals a round may deal when its rules do not say: past its bound a desk deals
 /// nothing until the round is revealed.
 pub const DEFAULT_MAX_DEALS: i64 = 1000;
+
+/// The time within which a round's seed is due when no other is given: one day (fair_mode_on's
+/// default, and the next round's from fair_reveal after a round of a release before 0.7.0,
+/// which has no time limit).
+pub fn default_reveal_within() -> Interval {
+    Interval::from_days(1)
+}
 
 extension_sql_file!(
     "../sql/install/fair.sql",

@@ -561,7 +561,7 @@ fn a_real_desks_publication_as_fair_verify_desk_sees_it() {
 }
 
 /// A house database with desk -5 dealt in three rounds of protocol 3 under rules of their
-/// own: two revealed, the last in force; seeds set per round.
+/// own (the first without a time limit): two revealed, the last in force; seeds set per round.
 fn house_of_three_rounds(name: &str) -> Client {
     let mut house = server::fresh_database(name);
     house
@@ -575,7 +575,7 @@ fn house_of_three_rounds(name: &str) -> Client {
     for round in 0..3 {
         for sql in [
             if round == 0 {
-                "SELECT fair_mode_on(-5, house_seats => '{3}')"
+                "SELECT fair_mode_on(-5, house_seats => '{3}', reveal_within => NULL)"
             } else {
                 "SELECT 1"
             },

@@ -735,6 +735,21 @@ fn check_desk_4_deals_on(client: &mut Client, release: &str) {
         protocols.ends_with(" 3") && !protocols[..protocols.len() - 2].contains('3'),
         "from {release}: {protocols}"
     );
+    // The rounds from before the update record no place (they dealt on above) and have no time
+    // limit; the next round records this one and is due a day after its commitment, the
+    // default, where no limit was asked for.
+    let rounds: String = one(
+        client,
+        "SELECT string_agg((place IS NOT NULL)::text || ' '
+                           || COALESCE((reveal_by - committed_at)::text, 'none'), ', ' ORDER BY round)
+           FROM fair_seed WHERE desk_id = 4",
+    );
+    let (before, next) = rounds.rsplit_once(", ").unwrap();
+    assert_eq!(next, "true 1 day", "from {release}: {rounds}");
+    assert!(
+        before.split(", ").all(|r| r == "false none"),
+        "from {release}: {rounds}"
+    );
     client
         .batch_execute("SELECT set_client_seed(4, 2, 'Zoë again')")
         .unwrap();

@@ -30,6 +30,13 @@ CREATE TABLE @extschema@.fair_seed (
     -- round committed under another token or timeline.
     instance       uuid,
     timeline       bigint,
+    -- The place the round was committed in: the database's oid and the identity of the data
+    -- directory's global/pg_control file (inode number, birth time). A copy of the data
+    -- directory (a base backup, a copy of the files, pg_upgrade) or of the database (CREATE
+    -- DATABASE ... TEMPLATE) keeps the token and the timeline but is another place: a deal
+    -- refuses a round committed in another place. NULL for a round committed before the
+    -- update to 0.7.0, which is not checked for it.
+    place          text,
     PRIMARY KEY (desk_id, round),
     CONSTRAINT fair_seed_unrevealed_key UNIQUE (desk_id, unrevealed_round, commitment)
 );

@@ -31,6 +31,9 @@ pub struct StoredRound {
     pub instance: Option<String>,
     /// The server's timeline when it was committed (none where the instance is).
     pub timeline: Option<i64>,
+    /// The place it was committed in ([`current_place`]; none where the instance is, and for a
+    /// round committed before the update to 0.7.0).
+    pub place: Option<String>,
     pub written_here: bool,
 }
 
@@ -55,7 +58,57 @@ pub fn current_timeline() -> i64 {
     i64::from(timeline)
 }
 
+/// Where this backend deals: its database's oid (a `CREATE DATABASE ... TEMPLATE` copy has
+/// another) and the identity of the data directory's `global/pg_control` file, its inode number
+/// and birth time (inode number and device where the file system keeps no birth time).
+/// PostgreSQL rewrites that file in place, so a restart and a crash recovery keep it; a base
+/// backup, a copy of the files, a restored archive and pg_upgrade make a new one. A round records
+/// the place it was committed in, and a deal refuses a round of another place. Read once per
+/// backend: neither can change under a running backend.
+pub fn current_place() -> String {
+    PLACE.with(|place| place.get_or_init(read_place).clone())
+}
+
+/// [`current_place`] as read from the catalog's database oid and the file system.
+fn read_place() -> String {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: the backend's database oid and data directory, set before any function runs.
+    let (database, data_dir) = unsafe {
+        (
+            pg_sys::MyDatabaseId,
+            std::ffi::CStr::from_ptr(pg_sys::DataDir).to_string_lossy(),
+        )
+    };
+    let path = std::path::Path::new(data_dir.as_ref()).join("global/pg_control");
+    let file = std::fs::metadata(&path).unwrap_or_else(|e| {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_IO_ERROR,
+            format!("could not read the identity of \"{}\": {e}", path.display())
+        );
+    });
+    let born = file
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+    let identity = match born {
+        Some(born) => format!(
+            "inode {} born {}.{:09}",
+            file.ino(),
+            born.as_secs(),
+            born.subsec_nanos()
+        ),
+        None => format!("inode {} device {}", file.ino(), file.dev()),
+    };
+    format!(
+        "database {}, global/pg_control {identity}",
+        u32::from(database)
+    )
+}
+
 thread_local! {
+    /// [`current_place`], read once per backend.
+    static PLACE: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
     /// This server's token (dealcards_instance), with the oid of the table it was read from: a
     /// restore's CREATE EXTENSION makes the table anew, with another token, so another oid
     /// reads it again. Only the tables' owner can change the row.
@@ -108,6 +161,7 @@ impl DeskStore<'_, '_> {
                         rules.reveal_within.into(),
                         token.into(),
                         current_timeline().into(),
+                        current_place().into(),
                     ]);
                     sql::ADD_ROUND
                 } else {
@@ -186,6 +240,7 @@ impl DeskStore<'_, '_> {
                 reveal_within: None,
                 instance: None,
                 timeline: None,
+                place: None,
                 written_here: false,
             });
         }
@@ -219,6 +274,7 @@ impl DeskStore<'_, '_> {
             },
             instance: if bounded { row.value("instance") } else { None },
             timeline: if bounded { row.value("timeline") } else { None },
+            place: if bounded { row.value("place") } else { None },
             server_seed: row.required("server_seed"),
             protocol: row.required("protocol"),
             house_seats: row

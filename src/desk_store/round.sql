@@ -3,7 +3,7 @@
 -- for the next round's rules), and whether this very transaction committed the round (a deal
 -- refuses a round it could still undo). Run as fair_seed's owner.
 SELECT server_seed, protocol, house_seats, seeds_required, max_deals, reveal_by, instance::text,
-       timeline,
+       timeline, place,
        reveal_by OPERATOR(pg_catalog.-) committed_at AS reveal_within,
        @extschema@.dealcards_written_here(xmin) AS written_here
   FROM @extschema@.fair_seed

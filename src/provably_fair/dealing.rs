@@ -18,9 +18,11 @@ pub(super) struct KeptRound {
     /// The round's bound: the deals it may deal, and when its seed is due.
     pub(super) max_deals: i64,
     pub(super) reveal_by: Option<pg_sys::TimestampTz>,
-    /// The token of the server it was committed on, and its timeline then.
+    /// The token of the server it was committed on, its timeline then, and the place (the
+    /// database and data directory) it was committed in.
     pub(super) instance: Option<String>,
     pub(super) timeline: Option<i64>,
+    pub(super) place: Option<String>,
 }
 
 impl KeptRound {
@@ -115,6 +117,7 @@ pub(super) fn kept_round(
         reveal_by: stored.reveal_by,
         instance: stored.instance,
         timeline: stored.timeline,
+        place: stored.place,
     };
     if keep && !stored.written_here {
         ROUND_SEEDS.with_borrow_mut(|seeds| {
@@ -194,9 +197,10 @@ pub(super) fn refuse_until_revealed(desk_id: i32, message: String, where_: &str)
 /// Refuses (55000) a deal under a round committed on another server than this one (its token,
 /// dealcards_instance, is not this server's): a round in force in a restored dump, or in a
 /// logical replica, may have been revealed since where it came from, its seed public. Likewise
-/// a round of an earlier timeline: the server was promoted or recovered to a point in time, and
-/// a reveal committed after that point may be lost here while its seed is public. The desk
-/// deals again once the round is revealed here.
+/// a round of an earlier timeline (the server was promoted or recovered to a point in time, and
+/// a reveal committed after that point may be lost here while its seed is public), and a round
+/// committed in another place (a copy of the data directory or of the database: the original
+/// may have revealed it since). The desk deals again once the round is revealed here.
 pub(super) fn refuse_round_of_another_server(
     desks: &mut DeskStore<'_, '_>,
     desk_id: i32,
@@ -208,19 +212,15 @@ pub(super) fn refuse_round_of_another_server(
     let why = if round.instance.as_deref() != Some(here.as_str()) {
         "it was committed on another server, or before this database was restored (where it came from, its seed may be public)".to_string()
     } else if crate::citus::present() {
-        // Each node of a Citus cluster has a timeline of its own, and a desk's deals run on
-        // whichever node holds it now: the token (the coordinator's, for the whole cluster)
-        // is all that is checked there.
+        // Each node of a Citus cluster has a timeline and a data directory of its own, and a
+        // desk's deals run on whichever node holds it now: the token (the coordinator's, for
+        // the whole cluster) is all that is checked there.
         return;
     } else {
-        let now = current_timeline();
-        if round.timeline == Some(now) {
-            return;
+        match elsewhere(round) {
+            Some(why) => why,
+            None => return,
         }
-        format!(
-            "it was committed on timeline {}, and the server is on timeline {now} since a promotion or a point-in-time recovery (a reveal of it may have been committed after the point the server came back to)",
-            round.timeline.map_or("unknown".to_string(), |t| t.to_string())
-        )
     };
     refuse_until_revealed(
         desk_id,
@@ -230,6 +230,23 @@ pub(super) fn refuse_round_of_another_server(
         ),
         " on this server",
     );
+}
+
+/// Why a round of this server's token was committed elsewhere than here, if it was: on an
+/// earlier timeline, or in another place ([`current_place`]). A round committed before the
+/// update to 0.7.0 records no place, and is not checked for it.
+fn elsewhere(round: &KeptRound) -> Option<String> {
+    let now = current_timeline();
+    if round.timeline != Some(now) {
+        return Some(format!(
+            "it was committed on timeline {}, and the server is on timeline {now} since a promotion or a point-in-time recovery (a reveal of it may have been committed after the point the server came back to)",
+            round.timeline.map_or("unknown".to_string(), |t| t.to_string())
+        ));
+    }
+    let place = round.place.as_deref()?;
+    (place != current_place()).then(|| {
+        "it was committed in another database or data directory, of which this one is a copy (a base backup, a copy of the files, CREATE DATABASE ... TEMPLATE, pg_upgrade): where it came from, its seed may be public".to_string()
+    })
 }
 
 /// The provably fair deal at a locked desk with these (checked) seats: the next nonce under its

@@ -174,15 +174,15 @@ pub(crate) fn mode_on(
 /// Puts a desk in provably fair mode and returns the commitment in force: a new one under the
 /// rules given (house seats, seeds required, and the round's bound: at most `max_deals` deals,
 /// and its seed due within `reveal_within` of the commitment), or the current one when the desk
-/// is in the mode already. Not STRICT: a NULL argument is refused (22004), but `reveal_within`,
-/// whose NULL is no time limit.
+/// is in the mode already. Not STRICT: a NULL argument is refused (22004), but `reveal_within`
+/// (one day unless given), whose NULL is no time limit.
 #[pg_extern(name = "fair_mode_on", volatile, parallel_unsafe)]
 pub(super) fn fair_mode_on_v3(
     desk_id: Option<i32>,
     house_seats: default!(Option<Vec<Option<i32>>>, "'{}'"),
     seeds_required: default!(Option<bool>, true),
     max_deals: default!(Option<i64>, 1000),
-    reveal_within: default!(Option<Interval>, "NULL"),
+    reveal_within: default!(Option<Interval>, "'1 day'"),
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> Vec<u8> {
     let function = "fair_mode_on";
@@ -267,8 +267,12 @@ pub(crate) fn reveal_round(
         } else {
             current.max_deals
         });
-        // The round's span carried to the next from a later commitment: checked again.
-        let reveal_within = reveal_within.or(current.reveal_within);
+        // The round's span carried to the next from a later commitment: checked again. A round
+        // committed before the update to 0.7.0 (it records no place) has no time limit that the
+        // house asked for: its next round gets the default.
+        let reveal_within = reveal_within
+            .or(current.reveal_within)
+            .or_else(|| current.place.is_none().then(default_reveal_within));
         if let Some(within) = reveal_within {
             check_reveal_within(within);
         }

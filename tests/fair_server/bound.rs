@@ -1,5 +1,6 @@
-//! Rounds end: a round's bound (at most `max_deals` deals, and optionally its seed due within
-//! `reveal_within` of its commitment) is fixed with its commitment; past it the desk deals
+//! Rounds end: a round's bound (at most `max_deals` deals, and its seed due within
+//! `reveal_within` of its commitment, a day unless another time or none is given) is fixed with
+//! its commitment; past it the desk deals
 //! nothing until the round is revealed (55000, with a hint naming fair_reveal), and nothing the
 //! game server may do moves the bound or the count. The players' tool says "overdue" once the
 //! bound has passed.
@@ -112,10 +113,7 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
     create_game_server_role(&mut admin, role);
     let mut gs = server::connect_as(db, role);
 
-    // The default bound: 1000 deals, no time limit.
-    seat(&mut gs, 3, &[1, 2, 3]);
-    gs.batch_execute("SELECT fair_mode_on(3)").unwrap();
-    assert_eq!(bound(&mut gs, 3, 1), (1000, false));
+    check_the_default_bound(&mut gs);
 
     let (first, second) = deal_round_1_to_its_bound(&mut gs, &mut admin);
     check_nothing_moves_the_bound(&mut gs, &mut admin);
@@ -125,12 +123,31 @@ fn a_round_deals_nothing_past_its_bound_until_revealed() {
     check_a_round_past_its_time(&mut gs, dealt);
 }
 
-/// Round 1 of desk 1 deals at most twice.
+/// The default bound: 1000 deals, and the seed due a day after the commitment; NULL given for
+/// the time is no time limit, which fair_reveal carries on.
+fn check_the_default_bound(gs: &mut Client) {
+    seat(gs, 3, &[1, 2, 3]);
+    gs.batch_execute("SELECT fair_mode_on(3)").unwrap();
+    assert_eq!(bound(gs, 3, 1), (1000, true));
+    let a_day = "SELECT reveal_by = committed_at + interval '1 day' FROM fair_commitment
+                  WHERE desk_id = $1 AND round = $2";
+    assert!(gs.query_one(a_day, &[&3, &1]).unwrap().get::<_, bool>(0));
+    gs.batch_execute("SELECT * FROM fair_reveal(3)").unwrap();
+    assert!(gs.query_one(a_day, &[&3, &2]).unwrap().get::<_, bool>(0));
+    seat(gs, 4, &[1, 2, 3]);
+    gs.batch_execute("SELECT fair_mode_on(4, reveal_within => NULL)")
+        .unwrap();
+    assert_eq!(bound(gs, 4, 1), (1000, false));
+    gs.batch_execute("SELECT * FROM fair_reveal(4)").unwrap();
+    assert_eq!(bound(gs, 4, 2), (1000, false));
+}
+
+/// Round 1 of desk 1 deals at most twice (and its seed is due within the default day).
 fn deal_round_1_to_its_bound(gs: &mut Client, admin: &mut Client) -> (String, String) {
     seat(gs, 1, &[1, 2, 3]);
     gs.batch_execute("SELECT fair_mode_on(1, house_seats => '{3}', max_deals => 2)")
         .unwrap();
-    assert_eq!(bound(gs, 1, 1), (2, false));
+    assert_eq!(bound(gs, 1, 1), (2, true));
     set_seeds(gs, 1, &[(1, "a"), (2, "b")]);
     let first = deal_and_receipt(gs, 1);
     // Before the bound, the tool says not revealed yet (exit 3).
@@ -182,7 +199,7 @@ fn check_nothing_moves_the_bound(gs: &mut Client, admin: &mut Client) {
     // fair_mode_on at a desk in the mode keeps the round in force, and its rules.
     gs.batch_execute("SELECT fair_mode_on(1, max_deals => 100)")
         .unwrap();
-    assert_eq!(bound(gs, 1, 1), (2, false));
+    assert_eq!(bound(gs, 1, 1), (2, true));
     // A new seating, with a new seed, does not start the count again.
     gs.batch_execute(
         "DELETE FROM desk_player WHERE desk_id = 1 AND player_no = 2;
@@ -242,7 +259,7 @@ fn check_bad_bounds_are_refused(gs: &mut Client) {
     ] {
         assert_eq!(error_code(gs, sql), *code, "{sql}");
     }
-    assert_eq!(bound(gs, 1, 1), (2, false));
+    assert_eq!(bound(gs, 1, 1), (2, true));
 }
 
 /// The reveal: the receipts verify, and the next round has the same bound unless given.
@@ -250,7 +267,7 @@ fn reveal_round_1(gs: &mut Client, first: String, second: String) {
     gs.batch_execute("SELECT * FROM fair_reveal(1)").unwrap();
     let (status, out) = verify_deal(gs, 1, &[first, second], "after");
     assert_eq!(status, 0, "{out}");
-    assert_eq!(bound(gs, 1, 2), (2, false));
+    assert_eq!(bound(gs, 1, 2), (2, true));
     set_seeds(gs, 1, &[(1, "a2"), (2, "b2")]);
     gs.batch_execute("SELECT deal_cards(1); SELECT deal_cards(1);")
         .unwrap();
@@ -260,7 +277,7 @@ fn reveal_round_1(gs: &mut Client, first: String, second: String) {
     );
     gs.batch_execute("SELECT * FROM fair_reveal(1, max_deals => 5)")
         .unwrap();
-    assert_eq!(bound(gs, 1, 3), (5, false));
+    assert_eq!(bound(gs, 1, 3), (5, true));
 }
 
 /// A time limit: a seed due a microsecond after its commitment is due by the time of any

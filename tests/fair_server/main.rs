@@ -13,7 +13,9 @@
 //!   - each misuse gets its SQLSTATE;
 //!   - many connections dealing, changing client seeds and revealing at once never reuse a nonce
 //!     and leave a history that verifies;
-//!   - a dump and restore keeps the commitment in force, its nonce and its seed.
+//!   - a dump and restore keeps the commitment in force, its nonce and its seed;
+//!   - a copy of the database deals nothing under the round in force when it was copied until
+//!     that round is revealed there.
 //!
 //! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN, and
 //! DEALCARDS_PG_BIN for pg_dump and pg_restore).
@@ -31,6 +33,7 @@ mod secrecy;
 
 mod bound;
 mod concurrency;
+mod copies;
 mod dump_restore;
 mod early_end;
 mod forked;

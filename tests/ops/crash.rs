@@ -17,6 +17,10 @@
 //!     the answers are the same);
 //!   - every sequence is ahead of every id, and the clients go on working after the restart.
 //!
+//! A provably fair desk deals on under the round in force at a crash: a restart keeps the
+//! server's place (its token, timeline and data directory). A refusal would fail its client, and
+//! the run counts the deals made under a round from before a restart (at least one).
+//!
 //! The moments of the crashes are the test's choices, from a fixed seed in make test
 //! (CRASH_SEED=random draws new ones, CRASH_SEED=n repeats a run's), and every check
 //! holds whatever the moment: a statement that returned has committed (synchronous_commit is on;
@@ -186,6 +190,11 @@ struct Fair {
     revealed: BTreeSet<i32>,
     seeds: BTreeMap<i32, String>,
     deals_in_round: u32,
+    /// Whether the round in force was committed before the latest restart.
+    from_before_restart: bool,
+    /// The deals made under a round committed before the latest restart: a restart keeps the
+    /// server's place, so the desk deals on under it.
+    deals_across_restarts: usize,
 }
 
 /// A game a client saw committed: its desk, and what it got (deal_cards' answer; at a provably
@@ -310,6 +319,7 @@ impl Worker {
                 .insert(self.fair.round, hex_of(r[0][1].as_deref().unwrap()));
             self.fair.seeds.clear();
             self.fair.deals_in_round = 0;
+            self.fair.from_before_restart = false;
         } else {
             self.pending = Some(Pending::Deal { desk });
             let answer: Value = serde_json::from_str(
@@ -326,6 +336,9 @@ impl Worker {
                 },
             );
             self.fair.deals_in_round += 1;
+            if self.fair.from_before_restart {
+                self.fair.deals_across_restarts += 1;
+            }
             // The deal committed: the receipt, as the game server relays it.
             self.pending = Some(Pending::NoWrite);
             let receipt = one(try_rows(client, &format!("SELECT fair_receipt({game})"))?).unwrap();
@@ -1217,6 +1230,8 @@ fn set_up(admin: &mut Client) -> (Vec<Worker>, u64) {
                     revealed: BTreeSet::new(),
                     seeds: BTreeMap::new(),
                     deals_in_round: 0,
+                    from_before_restart: false,
+                    deals_across_restarts: 0,
                 },
                 games: BTreeMap::new(),
                 queues,
@@ -1392,8 +1407,9 @@ fn crashes_at_random_moments_lose_nothing_a_client_saw_committed() {
             Crash::KillBackend => figures.kills += 1,
             Crash::None => {}
         }
-        for w in &workers {
+        for w in &mut workers {
             assert!(w.error.is_none(), "{}", w.error.as_ref().unwrap());
+            w.fair.from_before_restart = true;
             // The workload goes on: each client committed statements since the last restart.
             assert!(
                 w.epoch_ops > 0,
@@ -1420,12 +1436,17 @@ fn crashes_at_random_moments_lose_nothing_a_client_saw_committed() {
     assert_eq!(recoveries, CRASHES, "crash recoveries in the server log");
     let (mut admin, _) = wait_for_server(&cluster);
     verify_with_the_independent_verifier(&mut admin, &workers, &cluster.dir);
+    // The desks dealt on under rounds committed before a restart (a deal refused there would
+    // have failed its client).
+    let across: usize = workers.iter().map(|w| w.fair.deals_across_restarts).sum();
+    assert!(across > 0, "no deal under a round from before a restart");
     let ops: u64 = workers.iter().map(|w| w.ops).sum();
     let games: usize = workers.iter().map(|w| w.games.len()).sum();
     println!(
         "crash test: {} crashes ({} pg_ctl stop -m immediate, {} kill -9 of a backend), \
-         {ops} statements committed, {games} games, {} statements in flight at a crash \
-         ({} of them committed), violations 0, {:.0} s ({:.0} s of checks)",
+         {ops} statements committed, {games} games ({across} under a round from before a \
+         restart), {} statements in flight at a crash ({} of them committed), violations 0, \
+         {:.0} s ({:.0} s of checks)",
         figures.immediate + figures.kills,
         figures.immediate,
         figures.kills,

@@ -13,7 +13,9 @@
 //!   - `restore`: pg_dump and pg_restore, serial and parallel, custom and directory format, over
 //!     an existing database and into a newer major, every row kept;
 //!   - `standby`: a hot standby where every function that only reads answers as on the primary,
-//!     and every one that writes is refused with 25006.
+//!     and every one that writes is refused with 25006; a base backup started as a primary, and
+//!     the standby promoted, deal nothing under the round in force when they were copied until
+//!     they reveal it.
 //!
 //! Run by scripts/test_ops.sh (make test-ops, and make test once), which installs the
 //! extension into the majors these need and sets DEALCARDS_OPS_PG_BIN (the major of the pooler

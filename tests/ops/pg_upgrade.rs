@@ -2,7 +2,9 @@
 //! newest (PyPI's builds, 14 to 18 in make test): every row of the extension's tables and every
 //! sequence the same after it, every function giving what it gave before (seeded outputs equal,
 //! live ones of the right shape, provably fair games verifying), and deals, rounds and queue
-//! steps going on with the numbering where it was.
+//! steps going on with the numbering where it was. The round in force deals nothing in the new
+//! cluster's files until it is revealed there: the old cluster's files could deal under it or
+//! reveal it still.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -161,8 +163,8 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     let mut client = new.connect("upgraded");
     check_everything_came_over(&mut client, &rows_before, &token_before, &outputs_before);
 
-    // Writing goes on: the next game takes the next id, the round in force deals on and
-    // verifies after its reveal, a new round, and the queues.
+    // Writing goes on: the next game takes the next id, the round in force is refused until its
+    // reveal and verifies after it, a new round deals, and the queues.
     check_the_desks_and_a_queue_go_on(&mut client, next_game);
     check_the_seeded_queue_goes_on(&mut client);
     check_the_albums_and_the_version(&mut client);
@@ -244,7 +246,7 @@ fn check_everything_came_over(
         *rows_before,
         "the extension's rows and sequences"
     );
-    // The server's token comes over with the files: the round in force deals on.
+    // The server's token comes over with the files (the data directory is another one).
     assert_eq!(value(client, TOKEN), token_before);
     assert_eq!(
         value(
@@ -272,17 +274,27 @@ fn check_everything_came_over(
     assert_eq!(outputs_after.len(), outputs_before.len());
 }
 
-/// The next game takes the next id, the round in force deals on and verifies after its
-/// reveal, a new round; queue 1 plays on, and a new queue is made and dropped.
+/// The next game takes the next id; the round in force deals nothing in the new cluster (its
+/// `global/pg_control` is a new file, the place the round records is another) until it is
+/// revealed there, and verifies after its reveal; a new round deals; queue 1 plays on, and a new
+/// queue is made and dropped.
 fn check_the_desks_and_a_queue_go_on(client: &mut Client, next_game: i64) {
     assert_eq!(game_of(&deal(client, 1)), next_game);
-    deal(client, 10);
+    let refused = client
+        .batch_execute("SELECT deal_cards(10)")
+        .expect_err("dealt under the round in force after pg_upgrade");
+    let db = refused.as_db_error().expect("a server error");
+    assert_eq!(db.code().code(), "55000", "{db:?}");
+    assert!(
+        db.message().contains("another database or data directory"),
+        "{db:?}"
+    );
     rows(client, "SELECT * FROM fair_reveal(10)");
-    assert_eq!(verify_desk(client, 10), (7, 7, 0, 0));
+    assert_eq!(verify_desk(client, 10), (6, 6, 0, 0));
     set_seeds(client, 10, "after the upgrade");
     deal(client, 10);
     rows(client, "SELECT * FROM fair_mode_off(10)");
-    assert_eq!(verify_desk(client, 10), (8, 8, 0, 0));
+    assert_eq!(verify_desk(client, 10), (7, 7, 0, 0));
     let played: i64 = value(client, "SELECT shuffle_queue_next(1)")
         .parse()
         .unwrap();

@@ -160,27 +160,38 @@ impl Cluster {
     /// A hot standby of `primary` (running), from pg_basebackup with the settings that make it
     /// follow the primary (`-R`), in scratch folder `name`; not started.
     pub fn standby_of(primary: &Cluster, name: &str) -> Cluster {
+        Self::base_backup_of(primary, name, &["-R"])
+    }
+
+    /// A copy of `primary` (running) from pg_basebackup without the settings of a standby: it
+    /// starts as a primary of its own, on the same timeline, with the same files; not started.
+    pub fn copy_of(primary: &Cluster, name: &str) -> Cluster {
+        Self::base_backup_of(primary, name, &[])
+    }
+
+    /// pg_basebackup of `primary` (WAL streamed with it) with `options`, in scratch folder
+    /// `name`. Its checkpoint is a fast one: a spread one takes most of checkpoint_timeout
+    /// however little there is to write.
+    fn base_backup_of(primary: &Cluster, name: &str, options: &[&str]) -> Cluster {
         let dir = scratch(name);
         let data = dir.join("data");
         let (data_arg, port) = (data.display().to_string(), primary.port.to_string());
-        run_as_server_user(
-            &primary.bin.join("pg_basebackup"),
-            &[
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &port,
-                "-U",
-                SUPERUSER,
-                "-D",
-                &data_arg,
-                "-R",
-                "-X",
-                "stream",
-                "--no-sync",
-            ],
-            &dir,
-        );
+        let mut args = vec![
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-U",
+            SUPERUSER,
+            "-D",
+            &data_arg,
+            "-X",
+            "stream",
+            "--checkpoint=fast",
+            "--no-sync",
+        ];
+        args.extend(options);
+        run_as_server_user(&primary.bin.join("pg_basebackup"), &args, &dir);
         Cluster {
             bin: primary.bin.clone(),
             dir,

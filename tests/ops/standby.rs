@@ -3,6 +3,8 @@
 //! publishes, a queue's current track, what is up next and its saved state), and every function that writes is refused with 25006
 //! (read_only_sql_transaction) and a message that names the primary: no internal error. On the
 //! primary, the functions that only read take no transaction id, in a READ ONLY transaction too.
+//! A base backup of the primary started as a primary of its own deals nothing under the round in
+//! force when it was copied until it reveals that round; promoted, the standby likewise.
 
 use std::time::{Duration, Instant};
 
@@ -207,6 +209,7 @@ fn a_standby_reads_everything_and_refuses_every_write_with_25006() {
     }
 
     check_the_standby_reads_and_refuses(&mut on_standby, &mut on_primary, &on_primary_reads);
+    check_a_copy_started_as_a_primary(&primary, &mut on_primary);
 
     check_the_promoted_standby(&mut standby, &mut on_standby);
     standby.stop();
@@ -290,6 +293,47 @@ fn check_the_standby_reads_and_refuses(
     // The check can fail: the primary deals, at the provably fair desk too.
     assert_eq!(value(on_primary, "SELECT (deal_cards(1)->>'desk')"), "1");
     assert_eq!(value(on_primary, "SELECT (deal_cards(10)->>'desk')"), "10");
+}
+
+/// A base backup started as a primary (neither standby.signal nor recovery.signal): the same
+/// token, timeline and files as the original, in another data directory. It deals nothing
+/// under the round in force when it was copied, which the original deals under and then
+/// reveals (its seed public), until the round is revealed in the copy; the original deals on.
+/// Here, where the primary and its data are already made, it adds one base backup and one
+/// start to the suite's time.
+fn check_a_copy_started_as_a_primary(primary: &Cluster, on_primary: &mut Client) {
+    let mut copy = Cluster::copy_of(primary, "standby-copy");
+    copy.start();
+    let mut on_copy = copy.connect("dealcards_standby");
+    assert_eq!(value(&mut on_copy, "SELECT pg_is_in_recovery()"), "f");
+    let same = "SELECT token::text || ' ' || timeline_id
+                  FROM dealcards_instance, pg_control_checkpoint()";
+    assert_eq!(value(&mut on_copy, same), value(on_primary, same));
+    let round = value(on_primary, "SELECT fair_round FROM desk WHERE desk_id = 10");
+    assert_eq!(value(on_primary, "SELECT (deal_cards(10)->>'desk')"), "10");
+    value(on_primary, "SELECT count(*) FROM fair_reveal(10)");
+    let (code, message) = outcome(&mut on_copy, "SELECT deal_cards(10)")
+        .expect_err("the copy dealt under a round its original revealed");
+    assert_eq!(code, "55000", "{message}");
+    assert!(
+        message.contains(&format!("under round {round} "))
+            && message.contains("another database or data directory"),
+        "{message}"
+    );
+    // Ordinary desks deal on; the step after a restore makes the desk deal again, under a
+    // round of the copy's own.
+    assert_eq!(value(&mut on_copy, "SELECT (deal_cards(1)->>'desk')"), "1");
+    value(&mut on_copy, "SELECT count(*) FROM fair_reveal(10)");
+    set_seeds(&mut on_copy, 10, "in the copy");
+    assert_eq!(
+        value(&mut on_copy, "SELECT (deal_cards(10)->>'nonce')"),
+        "0"
+    );
+    // The original deals on under the round it committed after its reveal.
+    set_seeds(on_primary, 10, "after the copy");
+    assert_eq!(value(on_primary, "SELECT (deal_cards(10)->>'nonce')"), "0");
+    drop(on_copy);
+    copy.stop();
 }
 
 /// Promoted, the standby goes on under a new timeline: it deals nothing under the round in

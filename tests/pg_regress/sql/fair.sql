@@ -228,20 +228,27 @@ SELECT round, nonce, verified, problem
   FROM fair_verify_game((SELECT min(game_id) FROM game WHERE desk_id = 61 AND fair_commitment IS NOT NULL));
 
 -- A round's bound: past its max_deals deals the desk deals nothing until the round is
--- revealed; the next round keeps the bound unless another is given.
+-- revealed; the next round keeps the bound unless another is given. Its seed is due within a
+-- day of its commitment unless another time is given, or NULL: no time limit.
 INSERT INTO desk (desk_id) VALUES (64);
 INSERT INTO desk_player VALUES (64, 1, 641), (64, 2, 642), (64, 3, 643);
 SELECT fair_mode_on(64, seeds_required => false, max_deals => 1) IS NOT NULL AS on;
-SELECT round, max_deals, reveal_by FROM fair_commitment WHERE desk_id = 64;
+SELECT round, max_deals, reveal_by - committed_at AS reveal_within
+  FROM fair_commitment WHERE desk_id = 64;
 SELECT deal_cards(64) ->> 'nonce' AS nonce;
 SELECT deal_cards(64);
 SELECT count(*) AS games FROM game WHERE desk_id = 64;
 SELECT round FROM fair_reveal(64);
-SELECT round, max_deals, reveal_by FROM fair_commitment WHERE desk_id = 64 ORDER BY round;
-SELECT deal_cards(64) ->> 'nonce' AS nonce;
-SELECT round FROM fair_reveal(64, max_deals => 3, reveal_within => interval '1 day');
 SELECT round, max_deals, reveal_by - committed_at AS reveal_within
   FROM fair_commitment WHERE desk_id = 64 ORDER BY round;
+SELECT deal_cards(64) ->> 'nonce' AS nonce;
+SELECT round FROM fair_reveal(64, max_deals => 3, reveal_within => interval '2 hours');
+SELECT round, max_deals, reveal_by - committed_at AS reveal_within
+  FROM fair_commitment WHERE desk_id = 64 ORDER BY round;
+SELECT round FROM fair_mode_off(64);
+SELECT fair_mode_on(64, seeds_required => false, reveal_within => NULL) IS NOT NULL AS on;
+SELECT round FROM fair_reveal(64);
+SELECT round, max_deals, reveal_by FROM fair_commitment WHERE desk_id = 64 AND round > 3 ORDER BY round;
 SELECT fair_mode_on(62, max_deals => 0);
 SELECT fair_mode_on(62, reveal_within => interval '0');
 SELECT * FROM fair_reveal(64, max_deals => -5);
