@@ -302,7 +302,7 @@ fn check_python_report(args: &[String], burned: &[i32], avoided: &Cards) {
     assert_eq!(named, burned, "{out}");
     assert!(
         early[0].contains("after 1 of its 1000 deals")
-            && early[0].contains("with no reveal_by")
+            && early[0].contains("before its reveal_by")
             && early[0].contains("the deal it avoided (nonce 1"),
         "{}",
         early[0]

@@ -1,6 +1,8 @@
-//! A forked server: a file-level copy of the database (CREATE DATABASE ... TEMPLATE, copied
-//! while a round was in force, as a snapshot of the data directory would be) goes on dealing
-//! under that round after the original revealed it. A player who read the revealed seed
+//! A forked server: a copy the server cannot tell from the original (a block-level snapshot of
+//! its file system keeps the data directory's identity) goes on dealing under a round after the
+//! original revealed it. Here the copy is a `CREATE DATABASE ... TEMPLATE` copy made while the
+//! round was in force, whose round is then given the copy's own place (as a snapshot's would
+//! have it: the server refuses a template copy otherwise, tests/fair_server/copies.rs). A player who read the revealed seed
 //! chooses, offline, the seed that gives him both jokers in the copy's next deal. The other
 //! player's receipts verify against the copy's publication, the round full to its bound; what
 //! catches it is what the player kept of the round when the original revealed it:
@@ -61,6 +63,7 @@ fn original_with_two_deals() -> Vec<String> {
 /// sits down again and picks a seed that gives him both jokers at nonce 2; the copy deals it
 /// and reveals the round. The receipt of that deal.
 fn deal_again_in_the_copy(seed: &[u8]) -> String {
+    as_a_snapshot_would_be(&mut server::connect_as(COPY, &server::dsn_setting("user")));
     let mut gs = server::connect_as(COPY, ROLE);
     let chosen = (0..500)
         .map(|k| format!("mallory {k}"))
@@ -85,6 +88,20 @@ fn deal_again_in_the_copy(seed: &[u8]) -> String {
         .execute("SELECT * FROM fair_reveal($1)", &[&DESK])
         .unwrap();
     third
+}
+
+/// Gives the copy's round in force the place a round committed in the copy records, so that
+/// the copy deals under it as a copy the server cannot tell from the original would.
+fn as_a_snapshot_would_be(owner: &mut Client) {
+    owner
+        .batch_execute(&format!(
+            "INSERT INTO desk (desk_id) VALUES (99);
+             SELECT fair_mode_on(99);
+             UPDATE fair_seed SET place = (SELECT place FROM fair_seed WHERE desk_id = 99)
+              WHERE desk_id = {DESK} AND revealed_at IS NULL;
+             SELECT fair_mode_off(99);"
+        ))
+        .unwrap();
 }
 
 #[test]
