@@ -25,6 +25,48 @@ thread_local! {
     static DEALT: RefCell<Vec<pg_sys::Oid>> = const { RefCell::new(Vec::new()) };
     /// How many of the extension's own statements are running (nested in one another).
     static OWN: Cell<u32> = const { Cell::new(0) };
+    /// What the last session asked about was to a provably fair deal, by (session user, current
+    /// user, tables' owner), and the count of role changes when it was found.
+    static DEALER: RefCell<Option<(DealerKey, u64, Dealer)>> = const { RefCell::new(None) };
+    /// How many times a role or a membership changed (the catalog caches of pg_authid and
+    /// pg_auth_members were invalidated): what [`DEALER`] holds is for one count.
+    static ROLE_CHANGES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A session by its session user, its current user and the tables' owner.
+pub type DealerKey = (pg_sys::Oid, pg_sys::Oid, pg_sys::Oid);
+
+/// What a session is to a provably fair deal.
+#[derive(Clone)]
+pub enum Dealer {
+    /// It can act as the tables' owner or a superuser: it deals as before.
+    House,
+    /// It can act as this role, which has that: it could see the deal before it commits.
+    Sees { role: String, what: String },
+    /// Neither: the deal is kept unseen in its transaction.
+    Unseen,
+}
+
+/// What `key`'s session is to a deal, from `find` (which reads the catalogs) unless it was found
+/// since the last change of a role or a membership.
+pub fn dealer(key: DealerKey, find: impl FnOnce() -> Dealer) -> Dealer {
+    let changes = ROLE_CHANGES.get();
+    let known = DEALER.with_borrow(|d| {
+        d.as_ref()
+            .filter(|(k, c, _)| *k == key && *c == changes)
+            .map(|(_, _, dealer)| dealer.clone())
+    });
+    known.unwrap_or_else(|| {
+        let found = find();
+        DEALER.with_borrow_mut(|d| *d = Some((key, changes, found.clone())));
+        found
+    })
+}
+
+/// Counts a change of a role or a membership (a catalog cache invalidation).
+#[pg_guard]
+unsafe extern "C-unwind" fn roles_changed(_arg: pg_sys::Datum, _cache: i32, _hash: u32) {
+    ROLE_CHANGES.set(ROLE_CHANGES.get().wrapping_add(1));
 }
 
 static mut PREVIOUS_CHECK: pg_sys::ExecutorCheckPerms_hook_type = None;
@@ -40,6 +82,17 @@ pub fn init() {
         PREVIOUS_UTILITY = pg_sys::ProcessUtility_hook;
         pg_sys::ProcessUtility_hook = Some(check_utility);
         pg_sys::RegisterXactCallback(Some(transaction_end), std::ptr::null_mut());
+        for cache in [
+            pg_sys::SysCacheIdentifier::AUTHOID,
+            pg_sys::SysCacheIdentifier::AUTHMEMMEMROLE,
+            pg_sys::SysCacheIdentifier::AUTHMEMROLEMEM,
+        ] {
+            pg_sys::CacheRegisterSyscacheCallback(
+                cache as i32,
+                Some(roles_changed),
+                pg_sys::Datum::from(0),
+            );
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use pgrx::datum::{Interval, TimestampWithTimeZone};
 use pgrx::pg_sys;
 
 use super::{sql, DeskStore};
+use crate::fair_unseen::Dealer;
 use crate::installed::Tables;
 use crate::statements::Columns;
 use crate::PgSqlErrorCode;
@@ -295,8 +296,8 @@ impl DeskStore<'_, '_> {
     /// WAL and data files, and before PostgreSQL 16 CREATEROLE grants itself those. A session
     /// that can act as the tables' owner or a superuser is the house, which reads the seeds
     /// anyway, and deals as before. Any other session is let deal with the deal's tables marked
-    /// unseen for the rest of the transaction ([`crate::fair_unseen`]). Called with the desk
-    /// locked.
+    /// unseen for the rest of the transaction ([`crate::fair_unseen`]). The answer is kept
+    /// until a role or a membership changes. Called with the desk locked.
     pub fn refuse_caller_who_sees_deals(&self, desk_id: i32) {
         let (Some(caller), Some(owner)) = (self.caller, self.owner) else {
             return;
@@ -315,6 +316,19 @@ impl DeskStore<'_, '_> {
         if login_superuser {
             return;
         }
+        let dealer = crate::fair_unseen::dealer((session, caller, owner), || {
+            self.find_dealer(session, caller, owner)
+        });
+        match dealer {
+            Dealer::House => {}
+            Dealer::Sees { role, what } => refuse_seer(desk_id, &role, &what),
+            Dealer::Unseen => crate::fair_unseen::dealt_unseen(self.deal_tables()),
+        }
+    }
+
+    /// What a session is to a provably fair deal, from the roles its session user and current
+    /// user can act as.
+    fn find_dealer(&self, session: pg_sys::Oid, caller: pg_sys::Oid, owner: pg_sys::Oid) -> Dealer {
         let createrole_grants_all = cfg!(any(feature = "pg14", feature = "pg15"));
         let seers = self.read(
             sql::SEERS,
@@ -325,15 +339,17 @@ impl DeskStore<'_, '_> {
                 createrole_grants_all.into(),
             ],
         );
-        let first = (!seers.is_empty()).then(|| seers.first());
-        match first {
-            Some(row) if row.required::<bool>("house") => {}
-            Some(row) => refuse_seer(
-                desk_id,
-                &row.required::<String>("role"),
-                &row.required::<String>("sees"),
-            ),
-            None => crate::fair_unseen::dealt_unseen(self.deal_tables()),
+        if seers.is_empty() {
+            return Dealer::Unseen;
+        }
+        let row = seers.first();
+        if row.required::<bool>("house") {
+            Dealer::House
+        } else {
+            Dealer::Sees {
+                role: row.required("role"),
+                what: row.required("sees"),
+            }
         }
     }
 

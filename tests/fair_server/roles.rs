@@ -299,3 +299,34 @@ fn the_house_deals_as_before_whatever_role_it_deals_as() {
         .unwrap();
     assert_eq!(games_at_desk(&mut admin), 2);
 }
+
+/// The answer a backend keeps follows the roles: a game server's connection that has dealt is
+/// refused its next deal once it is granted a BYPASSRLS role (or given REPLICATION itself), and
+/// deals again once that is undone.
+#[test]
+fn a_grant_between_deals_of_one_connection_counts_at_once() {
+    let db = "dealcards_fair_roles_grants";
+    let game_server = "dealcards_fair_roles_grants_server";
+    let mut admin = fair_desk(db, game_server);
+    let bypass = "dealcards_fair_roles_grants_bypass";
+    fresh_role(&mut admin, bypass, "NOLOGIN BYPASSRLS");
+    let mut client = connect_as(db, game_server);
+    let deal = format!("SELECT deal_cards({DESK})");
+    client.batch_execute(&deal).unwrap();
+    for (change, undo) in [
+        (
+            format!("GRANT {bypass} TO {game_server}"),
+            format!("REVOKE {bypass} FROM {game_server}"),
+        ),
+        (
+            format!("ALTER ROLE {game_server} REPLICATION"),
+            format!("ALTER ROLE {game_server} NOREPLICATION"),
+        ),
+    ] {
+        admin.batch_execute(&change).unwrap();
+        refused(&mut client, &format!("BEGIN; {deal}"), &change);
+        admin.batch_execute(&undo).unwrap();
+        client.batch_execute(&deal).unwrap();
+    }
+    assert_eq!(games_at_desk(&mut admin), 3);
+}
