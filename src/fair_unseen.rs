@@ -121,13 +121,11 @@ pub fn own<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Whether a statement must be checked now: a deal is unseen in this transaction, the
-/// statement is not the extension's own, nor a foreign key's check.
+/// Whether a statement must be checked now: a deal is unseen in this transaction and the
+/// statement is not one of the extension's own. No call into PostgreSQL: the hooks ask it before
+/// anything else.
 fn checking() -> bool {
-    // SAFETY: reads the backend's security context.
-    OWN.get() == 0
-        && DEALT.with_borrow(|dealt| !dealt.is_empty())
-        && !unsafe { pg_sys::InNoForceRLSOperation() }
+    OWN.get() == 0 && DEALT.with_borrow(|dealt| !dealt.is_empty())
 }
 
 /// The first of `reads` (a relation, and the role it is read as: 0 for the current user) that
@@ -155,9 +153,21 @@ fn unrestricted_read(
         })
 }
 
-/// Refuses (42501) the read found by [`unrestricted_read`], or answers false where the caller
-/// asked for no error.
-fn refuse_read(relid: pg_sys::Oid, user: pg_sys::Oid, ereport_on_violation: bool) -> bool {
+/// Whether `reads` may run: refuses (42501) one that reads a deal's table as a role that row
+/// security does not restrict, or answers false for it where the caller asked for no error. A
+/// foreign key's check (which reads as its table's owner, with row security off, and shows no
+/// row) may.
+fn reads_allowed(
+    reads: impl Iterator<Item = (pg_sys::Oid, pg_sys::Oid)>,
+    ereport_on_violation: bool,
+) -> bool {
+    // SAFETY: reads the backend's security context.
+    if unsafe { pg_sys::InNoForceRLSOperation() } {
+        return true;
+    }
+    let Some((relid, user)) = unrestricted_read(reads) else {
+        return true;
+    };
     if !ereport_on_violation {
         return false;
     }
@@ -182,27 +192,38 @@ fn refuse_read(relid: pg_sys::Oid, user: pg_sys::Oid, ereport_on_violation: bool
     );
 }
 
+/// [`reads_allowed`] for the range table of PostgreSQL 14 and 15, whose entries hold the
+/// permissions to check.
 #[cfg(any(feature = "pg14", feature = "pg15"))]
 #[pg_guard]
+unsafe extern "C-unwind" fn range_table_allowed(
+    range_table: *mut pg_sys::List,
+    ereport_on_violation: bool,
+) -> bool {
+    // SAFETY: the range table the executor is about to check, a list of RangeTblEntry.
+    let entries = unsafe { PgList::<pg_sys::RangeTblEntry>::from_pg(range_table) };
+    let reads = entries
+        .iter_ptr()
+        // SAFETY: each entry is a RangeTblEntry of that list.
+        .map(|rte| unsafe { &*rte })
+        .filter(|rte| rte.rtekind == pg_sys::RTEKind::RTE_RELATION)
+        .map(|rte| (rte.relid, rte.checkAsUser));
+    reads_allowed(reads, ereport_on_violation)
+}
+
+/// The executor's permission check. Not guarded itself, so that an error of the hook it calls
+/// next reaches PostgreSQL as raised (with its context); [`range_table_allowed`] is.
+#[cfg(any(feature = "pg14", feature = "pg15"))]
 unsafe extern "C-unwind" fn check_permissions(
     range_table: *mut pg_sys::List,
     ereport_on_violation: bool,
 ) -> bool {
-    if checking() {
-        // SAFETY: the range table the executor is about to check, a list of RangeTblEntry.
-        let entries = unsafe { PgList::<pg_sys::RangeTblEntry>::from_pg(range_table) };
-        let reads = entries
-            .iter_ptr()
-            // SAFETY: each entry is a RangeTblEntry of that list.
-            .map(|rte| unsafe { &*rte })
-            .filter(|rte| rte.rtekind == pg_sys::RTEKind::RTE_RELATION)
-            .map(|rte| (rte.relid, rte.checkAsUser));
-        if let Some((relid, user)) = unrestricted_read(reads) {
-            return refuse_read(relid, user, ereport_on_violation);
-        }
-    }
-    // SAFETY: the hook that was in place before, called with the same arguments.
+    // SAFETY: the guarded check, then the hook that was in place before with the same
+    // arguments.
     unsafe {
+        if checking() && !range_table_allowed(range_table, ereport_on_violation) {
+            return false;
+        }
         match PREVIOUS_CHECK {
             Some(previous) => previous(range_table, ereport_on_violation),
             None => true,
@@ -210,27 +231,37 @@ unsafe extern "C-unwind" fn check_permissions(
     }
 }
 
+/// [`reads_allowed`] for the permissions PostgreSQL 16 and later check, apart from the range
+/// table.
 #[cfg(not(any(feature = "pg14", feature = "pg15")))]
 #[pg_guard]
+unsafe extern "C-unwind" fn permissions_allowed(
+    permissions: *mut pg_sys::List,
+    ereport_on_violation: bool,
+) -> bool {
+    // SAFETY: the permissions the executor is about to check, a list of RTEPermissionInfo.
+    let infos = unsafe { PgList::<pg_sys::RTEPermissionInfo>::from_pg(permissions) };
+    let reads = infos
+        .iter_ptr()
+        // SAFETY: each entry is an RTEPermissionInfo of that list.
+        .map(|info| unsafe { &*info })
+        .map(|info| (info.relid, info.checkAsUser));
+    reads_allowed(reads, ereport_on_violation)
+}
+
+/// The executor's permission check (see the one for PostgreSQL 14 and 15).
+#[cfg(not(any(feature = "pg14", feature = "pg15")))]
 unsafe extern "C-unwind" fn check_permissions(
     range_table: *mut pg_sys::List,
     permissions: *mut pg_sys::List,
     ereport_on_violation: bool,
 ) -> bool {
-    if checking() {
-        // SAFETY: the permissions the executor is about to check, a list of RTEPermissionInfo.
-        let infos = unsafe { PgList::<pg_sys::RTEPermissionInfo>::from_pg(permissions) };
-        let reads = infos
-            .iter_ptr()
-            // SAFETY: each entry is an RTEPermissionInfo of that list.
-            .map(|info| unsafe { &*info })
-            .map(|info| (info.relid, info.checkAsUser));
-        if let Some((relid, user)) = unrestricted_read(reads) {
-            return refuse_read(relid, user, ereport_on_violation);
-        }
-    }
-    // SAFETY: the hook that was in place before, called with the same arguments.
+    // SAFETY: the guarded check, then the hook that was in place before with the same
+    // arguments.
     unsafe {
+        if checking() && !permissions_allowed(permissions, ereport_on_violation) {
+            return false;
+        }
         match PREVIOUS_CHECK {
             Some(previous) => previous(range_table, permissions, ereport_on_violation),
             None => true,
@@ -241,6 +272,34 @@ unsafe extern "C-unwind" fn check_permissions(
 /// Refuses (55000) ANALYZE (and VACUUM, which cannot run in a transaction anyway) in a
 /// transaction whose deal is unseen: ANALYZE samples the rows its own transaction wrote.
 #[pg_guard]
+unsafe extern "C-unwind" fn refuse_analyze() {
+    pgrx::ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "ANALYZE is refused in a transaction that dealt a provably fair deal it may not see before it commits: the statistics would sample the deal",
+        "Run ANALYZE in another transaction."
+    );
+}
+
+// PostgreSQL's own utility processing, called as it is (the bindings' form turns its errors
+// into new ones, without their context).
+unsafe extern "C-unwind" {
+    #[link_name = "standard_ProcessUtility"]
+    fn standard_process_utility(
+        statement: *mut pg_sys::PlannedStmt,
+        query: *const std::ffi::c_char,
+        read_only_tree: bool,
+        context: pg_sys::ProcessUtilityContext::Type,
+        params: pg_sys::ParamListInfo,
+        environment: *mut pg_sys::QueryEnvironment,
+        destination: *mut pg_sys::DestReceiver,
+        completion: *mut pg_sys::QueryCompletion,
+    );
+}
+
+/// The utility hook: [`refuse_analyze`] where [`checking`], then the hook that was in place
+/// before, or PostgreSQL's own. Not guarded, so that the errors of every utility statement reach
+/// PostgreSQL as raised.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C-unwind" fn check_utility(
     statement: *mut pg_sys::PlannedStmt,
@@ -252,41 +311,24 @@ unsafe extern "C-unwind" fn check_utility(
     destination: *mut pg_sys::DestReceiver,
     completion: *mut pg_sys::QueryCompletion,
 ) {
-    // SAFETY: the utility statement about to run.
-    let analyze = checking()
-        && unsafe { pgrx::is_a((*statement).utilityStmt, pg_sys::NodeTag::T_VacuumStmt) };
-    if analyze {
-        pgrx::ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            "ANALYZE is refused in a transaction that dealt a provably fair deal it may not see before it commits: the statistics would sample the deal",
-            "Run ANALYZE in another transaction."
-        );
-    }
-    // SAFETY: the hook that was in place before, or the standard one, with the same arguments.
+    // SAFETY: reads the tag of the statement about to run; then calls the guarded refusal, or
+    // the next hook or PostgreSQL's processing with the same arguments.
     unsafe {
-        match PREVIOUS_UTILITY {
-            Some(previous) => previous(
-                statement,
-                query,
-                read_only_tree,
-                context,
-                params,
-                environment,
-                destination,
-                completion,
-            ),
-            None => pg_sys::standard_ProcessUtility(
-                statement,
-                query,
-                read_only_tree,
-                context,
-                params,
-                environment,
-                destination,
-                completion,
-            ),
+        let node = (*statement).utilityStmt;
+        if checking() && !node.is_null() && (*node).type_ == pg_sys::NodeTag::T_VacuumStmt {
+            refuse_analyze();
         }
+        let next = PREVIOUS_UTILITY.unwrap_or(standard_process_utility);
+        next(
+            statement,
+            query,
+            read_only_tree,
+            context,
+            params,
+            environment,
+            destination,
+            completion,
+        );
     }
 }
 
