@@ -298,3 +298,42 @@ fn analyze_in_the_dealing_transaction_is_refused() {
     honest_deal_is_on_the_record(db, game_server);
     client.batch_execute("ANALYZE game").unwrap();
 }
+
+/// A foreign key of the game server's own table to game is checked in the dealing transaction
+/// as ever (its check reads game as the table's owner and shows no row): a row naming the new
+/// game is stored, one naming no game is refused (23503).
+#[test]
+fn a_foreign_key_to_game_is_checked_in_the_dealing_transaction() {
+    let db = "dealcards_fair_owner_keys";
+    let game_server = "dealcards_fair_owner_keys_server";
+    let mut admin = fair_desk(db, game_server);
+    admin
+        .batch_execute(&format!(
+            "GRANT REFERENCES ON game TO {game_server};
+             GRANT CREATE ON SCHEMA public TO {game_server};"
+        ))
+        .unwrap();
+    let mut client = connect_as(db, game_server);
+    client
+        .batch_execute("CREATE TABLE dealcards_my_games (desk_id int, game_id bigint, FOREIGN KEY (desk_id, game_id) REFERENCES game)")
+        .unwrap();
+    client.batch_execute("BEGIN").unwrap();
+    let game: i64 = client
+        .query_one("SELECT (deal_cards($1)->>'game')::bigint", &[&DESK])
+        .unwrap()
+        .get(0);
+    client
+        .execute(
+            "INSERT INTO dealcards_my_games VALUES ($1, $2)",
+            &[&DESK, &game],
+        )
+        .unwrap();
+    let err = client
+        .execute(
+            "INSERT INTO dealcards_my_games VALUES ($1, $2)",
+            &[&DESK, &(game + 1000)],
+        )
+        .expect_err("a key to no game");
+    assert_eq!(err.code(), Some(&SqlState::FOREIGN_KEY_VIOLATION), "{err}");
+    client.batch_execute("ROLLBACK").unwrap();
+}
