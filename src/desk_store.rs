@@ -78,6 +78,7 @@ mod sql {
     statement!(FAIR_GAMES_BEFORE_0_5, "fair_games_before_0_5.sql");
     statement!(ROUNDS_LEFT, "rounds_left.sql");
     statement!(GAME_DESK, "game_desk.sql");
+    statement!(SEERS, "seers.sql");
     statement!(PUBLICATION, "publication.sql");
     statement!(RECEIPT, "receipt.sql");
 }

@@ -20,6 +20,7 @@ pub mod spread; // docs/spread.md: shuffle_spread
                 // What they share:
 mod desk_store; // every statement on the desk and provably fair tables
 mod documents; // the JSON documents of deals, receipts and publications
+mod fair_unseen; // a provably fair deal unseen where row level security does not reach
 mod installed; // which release's tables a database has
 mod results; // building result arrays and text in place
 mod statements; // running statements: kept plans, qualified names, reading by name
@@ -126,7 +127,8 @@ pub fn check_for_interrupts() {
 }
 
 /// Runs once per backend when the library loads (in the postmaster too, with
-/// shared_preload_libraries): defines the settings. Nothing random is made here: a generator
+/// shared_preload_libraries): defines the settings and puts in place the checks that keep a
+/// provably fair deal unseen (`fair_unseen`). Nothing random is made here: a generator
 /// created before the fork would be shared by every backend.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
@@ -137,6 +139,7 @@ pub extern "C-unwind" fn _PG_init() {
     // SAFETY: a backend runs one thread, and _PG_init runs before any code of the extension.
     unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
     deal_cards::define_settings();
+    fair_unseen::init();
     GucRegistry::define_int_guc(
         c"dealcards.max_working_memory",
         c"The working memory one dealcards call may use besides its arguments and result.",

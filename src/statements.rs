@@ -198,8 +198,7 @@ pub fn run<'conn>(
     args: &[DatumWithOid],
 ) -> SpiTupleTable<'conn> {
     let plan = plan(client, schema, sql, args, true);
-    client
-        .update(&*plan, None, args)
+    crate::fair_unseen::own(|| client.update(&*plan, None, args))
         .unwrap_or_else(|e| failed("run a statement", e))
 }
 
@@ -213,8 +212,7 @@ pub fn read<'conn>(
     args: &[DatumWithOid],
 ) -> SpiTupleTable<'conn> {
     let plan = plan(client, schema, sql, args, false);
-    client
-        .select(&*plan, None, args)
+    crate::fair_unseen::own(|| client.select(&*plan, None, args))
         .unwrap_or_else(|e| failed("run a statement", e))
 }
 

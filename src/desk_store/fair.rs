@@ -7,6 +7,7 @@ use pgrx::datum::{Interval, TimestampWithTimeZone};
 use pgrx::pg_sys;
 
 use super::{sql, DeskStore};
+use crate::fair_unseen::Dealer;
 use crate::installed::Tables;
 use crate::statements::Columns;
 use crate::PgSqlErrorCode;
@@ -341,12 +342,18 @@ impl DeskStore<'_, '_> {
         desk.value("fair_chain_head")
     }
 
-    /// Refuses (42501) a provably fair deal to a role that could see it before it commits, where
-    /// row level security hides it from everyone else (0.7.0's tables): a role with BYPASSRLS,
-    /// with REPLICATION (it can stream the deal's rows from the WAL before the commit), or with
-    /// the privileges of pg_read_server_files or pg_execute_server_program (which read the WAL
-    /// and data files). The tables' owner, its members and superusers read the seeds anyway,
-    /// and deal as before. Called with the desk locked.
+    /// Refuses (42501) a provably fair deal to a session that could see it before it commits,
+    /// where row level security hides it from everyone else (0.7.0's tables). Who could see it
+    /// is every role the session can act as: the current user, the session user, and every role
+    /// either is a member of, with or without inheritance (SET ROLE, and SET SESSION
+    /// AUTHORIZATION where the login is a superuser); a role switch before or after the deal
+    /// opens nothing. Such a role with BYPASSRLS skips the policies, with REPLICATION streams
+    /// the deal's rows from the WAL, pg_read_server_files and pg_execute_server_program read the
+    /// WAL and data files, and before PostgreSQL 16 CREATEROLE grants itself those. A session
+    /// that can act as the tables' owner or a superuser is the house, which reads the seeds
+    /// anyway, and deals as before. Any other session is let deal with the deal's tables marked
+    /// unseen for the rest of the transaction ([`crate::fair_unseen`]). The answer is kept
+    /// until a role or a membership changes. Called with the desk locked.
     pub fn refuse_caller_who_sees_deals(&self, desk_id: i32) {
         let (Some(caller), Some(owner)) = (self.caller, self.owner) else {
             return;
@@ -354,37 +361,60 @@ impl DeskStore<'_, '_> {
         if !self.tables.deals_unseen() {
             return;
         }
-        // SAFETY: role attribute and membership lookups in the catalog caches.
-        let sees = unsafe {
-            if pg_sys::superuser_arg(caller) || pg_sys::has_privs_of_role(caller, owner) {
-                return;
-            }
-            if pg_sys::has_bypassrls_privilege(caller) {
-                Some("BYPASSRLS")
-            } else if pg_sys::has_rolreplication(caller) {
-                Some("REPLICATION")
-            } else if pg_sys::has_privs_of_role(
-                caller,
-                pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
-            ) {
-                Some("the privileges of pg_read_server_files")
-            } else if pg_sys::has_privs_of_role(
-                caller,
-                pg_sys::Oid::from(pg_sys::ROLE_PG_EXECUTE_SERVER_PROGRAM),
-            ) {
-                Some("the privileges of pg_execute_server_program")
-            } else {
-                None
-            }
+        // SAFETY: reads the backend's session and login user ids, and role attributes from the
+        // catalog caches.
+        let (session, login_superuser) = unsafe {
+            (
+                pg_sys::GetSessionUserId(),
+                pg_sys::superuser_arg(pg_sys::GetAuthenticatedUserId()),
+            )
         };
-        if let Some(what) = sees {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-                format!("desk {desk_id} is in provably fair mode, and a role with {what} could see its deal before it commits"),
-                "A game server that deals provably fair needs neither: ALTER ROLE ... NOBYPASSRLS NOREPLICATION, REVOKE pg_read_server_files and pg_execute_server_program; or deal as the extension's owner."
-            );
+        if login_superuser {
+            return;
         }
+        let dealer = crate::fair_unseen::dealer((session, caller, owner), || {
+            self.find_dealer(session, caller, owner)
+        });
+        match dealer {
+            Dealer::House => {}
+            Dealer::Sees { role, what } => refuse_seer(desk_id, &role, &what),
+            Dealer::Unseen => crate::fair_unseen::dealt_unseen(self.deal_tables()),
+        }
+    }
+
+    /// What a session is to a provably fair deal, from the roles its session user and current
+    /// user can act as.
+    fn find_dealer(&self, session: pg_sys::Oid, caller: pg_sys::Oid, owner: pg_sys::Oid) -> Dealer {
+        let createrole_grants_all = cfg!(any(feature = "pg14", feature = "pg15"));
+        let seers = self.read(
+            sql::SEERS,
+            &[
+                session.into(),
+                caller.into(),
+                owner.into(),
+                createrole_grants_all.into(),
+            ],
+        );
+        if seers.is_empty() {
+            return Dealer::Unseen;
+        }
+        let row = seers.first();
+        if row.required::<bool>("house") {
+            Dealer::House
+        } else {
+            Dealer::Sees {
+                role: row.required("role"),
+                what: row.required("sees"),
+            }
+        }
+    }
+
+    /// The tables a deal writes: game, bid_record and note.
+    fn deal_tables(&self) -> Vec<pg_sys::Oid> {
+        [c"game", c"bid_record", c"note"]
+            .iter()
+            .filter_map(|t| self.schema.relation(t))
+            .collect()
     }
 
     /// Refuses to read a desk's provably fair record where its newest game is a deal of the
@@ -487,4 +517,14 @@ impl DeskStore<'_, '_> {
         let row = game.first();
         Some((row.required("desk_id"), row.required("fair")))
     }
+}
+
+/// Refuses (42501) a provably fair deal to a session that can act as `role`, which has `what`.
+fn refuse_seer(desk_id: i32, role: &str, what: &str) -> ! {
+    pgrx::ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("desk {desk_id} is in provably fair mode, and this session can act as role \"{role}\", which has {what}: it could see the deal before it commits"),
+        "A session that deals provably fair must not be able to act as a role with BYPASSRLS or REPLICATION (or CREATEROLE before PostgreSQL 16), nor as pg_read_server_files or pg_execute_server_program, by inheritance or SET ROLE: ALTER ROLE ... NOBYPASSRLS NOREPLICATION, or REVOKE the membership; or deal as the extension's owner."
+    );
 }
