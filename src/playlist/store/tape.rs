@@ -144,9 +144,10 @@ impl Tape for QueueStore<'_, '_> {
                 return position;
             }
         }
+        // Through shuffle_queue_track_track, the only index the array names.
         let table = self.run_ids(
             "SELECT position FROM @extschema@.shuffle_queue_track \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
+              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2]",
             &[track],
         );
         first_value(table)
