@@ -188,6 +188,21 @@ fn every_step_of_a_new_large_queue_reads_its_rows_by_key_under_stale_statistics(
     );
 }
 
+/// The same calls on a new queue of every kind in a database whose statistics were taken among
+/// the dead rows of every queue, dropped while another transaction held a snapshot: to them the
+/// tables are empty and every index is one page long.
+#[test]
+fn every_step_of_a_new_large_queue_reads_its_rows_by_key_after_the_dead_rows() {
+    let mut client = played_tracks::dropped_database("dealcards_queue_plans_dead_rows", false);
+    let read = steps(&mut client, &KINDS);
+    assert_eq!(read.len(), KINDS.len() * 13);
+    let over: Vec<&(String, i64)> = read.iter().filter(|(_, b)| *b > MOST_BLOCKS).collect();
+    assert!(
+        over.is_empty(),
+        "calls reading more than {MOST_BLOCKS} blocks: {over:?} (all: {read:?})"
+    );
+}
+
 /// A new queue of whole albums (20,000 tracks, albums of 10 by 500 artists): each of its calls
 /// reads its rows by key too, a look ahead across albums included.
 #[test]
