@@ -10,9 +10,10 @@
 //! and sees a step read the queue through it.
 //!
 //! Then the edits on played tracks (`played_tracks`): a queue of 100,000 tracks with 300 plays
-//! against a 10-track queue, call by call, with statistics stale, fresh, and taken among the dead
-//! rows of every queue dropped under a held snapshot; the negative control runs the history
-//! shift of before and the track index of before in those states.
+//! against a 10-track queue of the same kind, call by call, with statistics stale and taken among
+//! the dead rows of every queue dropped under a held snapshot (every kind), and fresh (a plain
+//! queue); the negative control runs the history shift of before and the track index of before
+//! in those states.
 //! Run on every major by `make test` (about 30 seconds on two cores): the planner's choices are
 //! each major's own.
 mod server;
@@ -303,27 +304,24 @@ mod played_tracks {
     /// keeps, and nearer the oldest play than the newest, so a removal moves 99 tracks.
     pub const DEEP: i64 = 200;
 
-    /// The track played `back` plays before the newest of a plain queue.
+    /// The track played `back` plays before the newest (a queue spread by group keeps only its
+    /// history on the tape, from its front).
     pub fn played(client: &mut Client, queue: i64, back: i64) -> i64 {
         client
             .query_one(
                 "SELECT t.track FROM shuffle_queue_track t, shuffle_queue q
                   WHERE q.queue_id = $1 AND t.queue_id = $1
-                    AND t.position = q.front + q.tracks - 1 - $2",
+                    AND t.position = q.front - 1 - $2
+                        + CASE WHEN q.mode = 'spread' THEN q.history ELSE q.tracks END",
                 &[&queue, &back],
             )
             .unwrap()
             .get(0)
     }
 
-    pub fn new_queue(client: &mut Client, tracks: i64, plays: i64) -> i64 {
-        let queue: i64 = client
-            .query_one(
-                "SELECT shuffle_queue_new(ARRAY(SELECT i::bigint FROM generate_series(1, $1::bigint) i))",
-                &[&tracks],
-            )
-            .unwrap()
-            .get(0);
+    /// A new queue of `tracks` tracks of a kind ([`KINDS`]' options), stepped `plays` times.
+    pub fn new_queue(client: &mut Client, tracks: i64, plays: i64, options: &str) -> i64 {
+        let queue = make(client, options, tracks);
         client
             .query_one(
                 "SELECT count(shuffle_queue_next($1)) FROM generate_series(1, $2::bigint)",
@@ -343,8 +341,15 @@ mod played_tracks {
 
     /// The calls on a queue of `tracks` tracks: `near` the track played 2 before, `deep` one
     /// played further back, and how many tracks a removal of `deep` moves.
-    fn calls(queue: i64, tracks: i64, near: i64, deep: i64) -> Vec<(&'static str, String)> {
+    fn calls(
+        kind: &str,
+        queue: i64,
+        tracks: i64,
+        near: i64,
+        deep: i64,
+    ) -> Vec<(&'static str, String)> {
         let q = queue;
+        let add = super::calls(kind, tracks)[6].1.replace('Q', &q.to_string());
         vec![
             ("next", format!("shuffle_queue_next({q})")),
             ("prev", format!("shuffle_queue_prev({q})")),
@@ -353,7 +358,7 @@ mod played_tracks {
                 format!("(SELECT count(*) FROM shuffle_queue_upcoming({q}, 5))"),
             ),
             ("skip", format!("shuffle_queue_skip({q})")),
-            ("add", format!("shuffle_queue_add({q}, {})", tracks + 1)),
+            ("add", add),
             (
                 "remove played",
                 format!("shuffle_queue_remove({q}, {near})"),
@@ -385,29 +390,47 @@ mod played_tracks {
 
     /// Every call on a 10-track queue (twice: the first reads the catalog) and on the large
     /// queue, each rolled back; the calls the large queue read too much for, with all figures.
-    pub fn compare(client: &mut Client) -> (Vec<String>, String) {
-        let small = new_queue(client, 10, SMALL_PLAYS);
-        let big = new_queue(client, BIG, BIG_PLAYS);
+    pub fn compare(client: &mut Client, (kind, options): (&str, &str)) -> (Vec<String>, String) {
+        let small = new_queue(client, 10, SMALL_PLAYS, options);
+        let big = new_queue(client, BIG, BIG_PLAYS, options);
         let (s_near, s_deep) = (played(client, small, 2), played(client, small, 3));
         let (b_near, b_deep) = (played(client, big, 2), played(client, big, DEEP));
         // A removal moves the shorter side of the history: none on the small queue (the oldest
         // play), the 99 plays older than the deep one on the large queue.
         let moved = (BIG_PLAYS - 1 - DEEP).min(DEEP);
-        let small_calls = calls(small, 10, s_near, s_deep);
+        let small_calls = calls(kind, small, 10, s_near, s_deep);
         for (_, call) in &small_calls {
             rolled_back(client, call);
         }
         let mut over = Vec::new();
         let mut all = String::new();
-        for ((name, s_call), (_, b_call)) in small_calls.iter().zip(calls(big, BIG, b_near, b_deep))
+        for ((name, s_call), (_, b_call)) in small_calls
+            .iter()
+            .zip(calls(kind, big, BIG, b_near, b_deep))
         {
             let s = rolled_back(client, s_call);
             let b = rolled_back(client, &b_call);
-            let most = most_blocks(name, s, moved);
-            all.push_str(&format!("{name}: {s} / {b}; "));
+            // A step of a queue spread by group refreshes its lookahead of groups now and then:
+            // a few dozen rows, each by key, among 1,000 groups where the 10-track queue has 10.
+            let most = most_blocks(name, s, moved) + if kind == "spread" { 400 } else { 0 };
+            all.push_str(&format!("{kind} {name}: {s} / {b}; "));
             if b > most {
-                over.push(format!("{name}: {b} blocks, at most {most}"));
+                over.push(format!("{kind} {name}: {b} blocks, at most {most}"));
             }
+        }
+        (over, all)
+    }
+
+    /// [`compare`] for each kind of queue.
+    pub fn compare_kinds(client: &mut Client, kinds: &[(&str, &str)]) -> (Vec<String>, String) {
+        let mut over = Vec::new();
+        let mut all = String::new();
+        for (kind, options) in kinds {
+            // A random queue's window fits 10 tracks.
+            let options = options.replace("\"window\" => 10", "\"window\" => 5");
+            let (o, a) = compare(client, (kind, &options));
+            over.extend(o);
+            all.push_str(&a);
         }
         (over, all)
     }
@@ -463,7 +486,7 @@ mod played_tracks {
 #[test]
 fn edits_on_played_tracks_of_a_large_queue_cost_what_they_cost_on_10_tracks_stale_statistics() {
     let mut client = stale_database("dealcards_queue_plans_played_stale");
-    let (over, all) = played_tracks::compare(&mut client);
+    let (over, all) = played_tracks::compare_kinds(&mut client, &KINDS);
     eprintln!("blocks, 10 tracks / {} tracks: {all}", played_tracks::BIG);
     assert!(over.is_empty(), "{over:?} (small / large: {all})");
 }
@@ -472,9 +495,9 @@ fn edits_on_played_tracks_of_a_large_queue_cost_what_they_cost_on_10_tracks_stal
 fn edits_on_played_tracks_of_a_large_queue_cost_what_they_cost_on_10_tracks_fresh_statistics() {
     let mut client = stale_database("dealcards_queue_plans_played_fresh");
     // The statistics taken with the large queue in place (it is made first, then analyzed).
-    played_tracks::new_queue(&mut client, played_tracks::BIG, 10);
+    played_tracks::new_queue(&mut client, played_tracks::BIG, 10, "");
     client.batch_execute("ANALYZE").unwrap();
-    let (over, all) = played_tracks::compare(&mut client);
+    let (over, all) = played_tracks::compare_kinds(&mut client, &KINDS[..1]);
     eprintln!("blocks, 10 tracks / {} tracks: {all}", played_tracks::BIG);
     assert!(over.is_empty(), "{over:?} (small / large: {all})");
 }
@@ -482,7 +505,7 @@ fn edits_on_played_tracks_of_a_large_queue_cost_what_they_cost_on_10_tracks_fres
 #[test]
 fn edits_on_played_tracks_of_a_large_queue_cost_what_they_cost_on_10_tracks_after_the_dead_rows() {
     let mut client = played_tracks::dropped_database("dealcards_queue_plans_played_dropped", false);
-    let (over, all) = played_tracks::compare(&mut client);
+    let (over, all) = played_tracks::compare_kinds(&mut client, &KINDS);
     eprintln!("blocks, 10 tracks / {} tracks: {all}", played_tracks::BIG);
     assert!(over.is_empty(), "{over:?} (small / large: {all})");
 }
@@ -503,8 +526,8 @@ fn the_check_sees_the_old_history_shift_and_the_old_track_index() {
     let mut stale = stale_database("dealcards_queue_plans_played_control");
     let mut dropped = dropped_database("dealcards_queue_plans_played_control_dropped", false);
     for client in [&mut stale, &mut dropped] {
-        let small = new_queue(client, 10, SMALL_PLAYS);
-        let big = new_queue(client, BIG, BIG_PLAYS);
+        let small = new_queue(client, 10, SMALL_PLAYS, "");
+        let big = new_queue(client, BIG, BIG_PLAYS, "");
         let (deep, s_deep) = (played(client, big, DEEP), played(client, small, 3));
         let call = format!("shuffle_queue_remove({small}, {s_deep})");
         rolled_back(client, &call);
@@ -550,8 +573,8 @@ fn the_check_sees_the_old_history_shift_and_the_old_track_index() {
     drop(dropped);
     let mut old = dropped_database("dealcards_queue_plans_played_control_old", true);
     // No plays: with this index, every step of the large queue reads as much as this lookup.
-    let small = new_queue(&mut old, 10, 0);
-    let big = new_queue(&mut old, BIG, 0);
+    let small = new_queue(&mut old, 10, 0, "");
+    let big = new_queue(&mut old, BIG, 0, "");
     lookup(&mut old, small);
     let most = 2 * lookup(&mut old, small) + ALLOWANCE;
     let read = lookup(&mut old, big);
