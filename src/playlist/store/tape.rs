@@ -61,8 +61,8 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         );
     }
 
-    /// The tracks at positions `from ..= to`, in position order: one key range, in the order of
-    /// the primary key (so that no other index can look cheaper to the planner).
+    /// The tracks at positions `from ..= to`, in position order: one key range of the primary
+    /// key, the only index a statement on the plain columns can use.
     fn tracks_between(&mut self, from: i64, to: i64) -> Vec<i64> {
         let table = self.run_ids(
             "SELECT track FROM @extschema@.shuffle_queue_track \
