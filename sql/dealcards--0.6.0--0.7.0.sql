@@ -766,26 +766,31 @@ CREATE TRIGGER dealcards_apply_table_setting
     FOR EACH ROW EXECUTE FUNCTION @extschema@.dealcards_apply_table_setting();
 
 -- ---------------------------------------------------------------------------------------------
--- Only the primary key of a queue's tables begins with queue_id: shuffle_queue_track_track and
--- shuffle_queue_member_track lead with the track, the unit indexes with the parent. An index that
--- also began with queue_id looked as good as the key to statistics taken before a queue existed,
--- and a step of a large new queue read the whole queue through it. In a DO block, as above, for
--- Citus: each node changes its own tables and the shards it holds (a shard's index is the
--- index's name and the shard's number).
+-- Every secondary index of a queue's tables leads with queue_id inside one key, an array that
+-- begins with it (as in sql/install/playlist.sql): a statement reaches rows through one only by
+-- naming the array, always within one queue, and a statement on the columns can use the primary
+-- key alone. With the plain columns, statistics taken before a queue existed made such an
+-- index look as good as the key, and a step of a large new queue read the whole queue through
+-- it. In a DO block, as above, for Citus: each node changes its own tables and the shards it
+-- holds (a shard's index is the index's name and the shard's number).
 -- ---------------------------------------------------------------------------------------------
 DO $$
 DECLARE
     citus boolean := pg_catalog.to_regclass('pg_catalog.pg_dist_shard') IS NOT NULL;
     propagation text := pg_catalog.current_setting('citus.enable_ddl_propagation', true);
     reordered text[] := ARRAY[
-        'shuffle_queue_track', 'shuffle_queue_track_track', '(queue_id, track)', '(track, queue_id)',
-        'shuffle_queue_member', 'shuffle_queue_member_track', '(queue_id, track)', '(track, queue_id)',
+        'shuffle_queue_track', 'shuffle_queue_track_track', '(queue_id, track)',
+        '((ARRAY[queue_id, track]))',
+        'shuffle_queue_member', 'shuffle_queue_member_track', '(queue_id, track)',
+        '((ARRAY[queue_id, track]))',
         'shuffle_queue_unit', 'shuffle_queue_unit_target', '(queue_id, parent, target, unit_id)',
-        '(parent, queue_id, target, unit_id)',
+        '((ARRAY[queue_id, parent, target, unit_id]))',
         'shuffle_queue_unit', 'shuffle_queue_unit_left', '(queue_id, parent, pass, to_place, unit_id)',
-        '(parent, queue_id, pass, to_place, unit_id)',
+        '((ARRAY[queue_id, parent, pass, to_place, unit_id]))',
         'shuffle_queue_unit', 'shuffle_queue_unit_name', '(queue_id, parent, name)',
-        '(parent, queue_id, name)'];
+        '((ARRAY[queue_id, parent]), name)',
+        'shuffle_queue_up_next', 'shuffle_queue_up_next_track', '(queue_id, track)',
+        '((ARRAY[queue_id, track]))'];
     n int;
     old record;
 BEGIN

@@ -70,11 +70,14 @@ CREATE TABLE @extschema@.shuffle_queue_track (
 -- No foreign key to shuffle_queue: creating a queue of a million tracks would check it row by
 -- row. shuffle_queue_drop deletes both.
 
--- For add (is the track there already?) and remove (where is it?). The track first: an index
--- that also began with queue_id would be, to statistics taken before a queue existed, as good
--- as the primary key for a lookup by position, and a planner could take it and read the whole
--- queue (docs/playlist.md).
-CREATE INDEX shuffle_queue_track_track ON @extschema@.shuffle_queue_track (track, queue_id);
+-- For add (is the track there already?) and remove (where is it?). Every secondary index of the
+-- queue tables leads with queue_id, inside one key: an array that begins with it. So a statement
+-- reaches rows through such an index only by naming that array (ARRAY[queue_id, track] = ...),
+-- and always within one queue; a statement on the columns themselves (queue_id = $1 AND
+-- position = $2) can use the primary key alone. No statistics, stale or taken among dead rows,
+-- leave the planner a second index to read a whole queue, or every queue, through
+-- (docs/playlist.md, "Where the state lives").
+CREATE INDEX shuffle_queue_track_track ON @extschema@.shuffle_queue_track ((ARRAY[queue_id, track]));
 
 -- A spread queue's units: its groups (parent 0) and, with two levels, the subgroups of each
 -- (parent: the group's unit_id). Each holds its spread over the passes: its tracks in the
@@ -101,11 +104,11 @@ CREATE TABLE @extschema@.shuffle_queue_unit (
 );
 
 -- The next unit: the earliest target under a parent, the most tracks left in a pass, and a
--- group by its name (for an added track). The parent first, so that only the primary key
--- begins with queue_id (see shuffle_queue_track_track).
-CREATE INDEX shuffle_queue_unit_target ON @extschema@.shuffle_queue_unit (parent, queue_id, target, unit_id);
-CREATE INDEX shuffle_queue_unit_left ON @extschema@.shuffle_queue_unit (parent, queue_id, pass, to_place, unit_id);
-CREATE INDEX shuffle_queue_unit_name ON @extschema@.shuffle_queue_unit (parent, queue_id, name);
+-- group by its name (for an added track). Each leads with an array of queue_id and the parent
+-- (see shuffle_queue_track_track).
+CREATE INDEX shuffle_queue_unit_target ON @extschema@.shuffle_queue_unit ((ARRAY[queue_id, parent, target, unit_id]));
+CREATE INDEX shuffle_queue_unit_left ON @extschema@.shuffle_queue_unit ((ARRAY[queue_id, parent, pass, to_place, unit_id]));
+CREATE INDEX shuffle_queue_unit_name ON @extschema@.shuffle_queue_unit ((ARRAY[queue_id, parent]), name);
 
 -- A spread queue's tracks, in the slots of their unit of the last level: slots 0 .. to_place - 1
 -- hold the tracks not yet placed in the unit's pass.
@@ -117,8 +120,8 @@ CREATE TABLE @extschema@.shuffle_queue_member (
     PRIMARY KEY (queue_id, unit_id, slot)
 );
 
--- Where a track is (for add, remove and jump). The track first (see shuffle_queue_track_track).
-CREATE INDEX shuffle_queue_member_track ON @extschema@.shuffle_queue_member (track, queue_id);
+-- Where a track is (for add, remove and jump), as shuffle_queue_track_track.
+CREATE INDEX shuffle_queue_member_track ON @extschema@.shuffle_queue_member ((ARRAY[queue_id, track]));
 
 -- Tracks put up next (shuffle_queue_play_next, shuffle_queue_play_later, or start_with): they
 -- play in seq order before the shuffle goes on.
@@ -128,8 +131,8 @@ CREATE TABLE @extschema@.shuffle_queue_up_next (
     track    bigint NOT NULL,
     PRIMARY KEY (queue_id, seq)
 );
--- A removed or skipped track leaves the list.
-CREATE INDEX shuffle_queue_up_next_track ON @extschema@.shuffle_queue_up_next (queue_id, track);
+-- A removed or skipped track leaves the list (an index as shuffle_queue_track_track).
+CREATE INDEX shuffle_queue_up_next_track ON @extschema@.shuffle_queue_up_next ((ARRAY[queue_id, track]));
 
 -- Tracks skipped when shuffling: in the queue, out of the shuffle (off the tape, or out of their
 -- group's slots) until the flag is cleared. unit_id: the group of the last level a track of a

@@ -14,6 +14,21 @@ const TAKE_TRACK_OF: &str = "UPDATE @extschema@.shuffle_queue_track t SET track 
         AND old.queue_id OPERATOR(pg_catalog.=) $1 AND old.position OPERATOR(pg_catalog.=) $2 \
      RETURNING old.track";
 
+/// The history shifts of a removal ([`Tape::close_down`], [`Tape::close_up`]): the rows at
+/// positions `$2 .. $3` (down: `$2 ..= $3 - 1`; up: `$2 + 1 ..= $3`) take the tracks `$4` read
+/// before from their neighbours, in position order. One statement on one key range, no join:
+/// whatever the statistics, it reads the rows it writes and no others (a self-join on
+/// position - 1 can be planned as a loop over the whole queue for each row shifted).
+const SHIFT_DOWN: &str = "UPDATE @extschema@.shuffle_queue_track \
+        SET track = ($4::pg_catalog.int8[])[(position OPERATOR(pg_catalog.-) $2 \
+                                             OPERATOR(pg_catalog.+) 1)::pg_catalog.int4] \
+      WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+        AND position OPERATOR(pg_catalog.>=) $2 AND position OPERATOR(pg_catalog.<) $3";
+const SHIFT_UP: &str = "UPDATE @extschema@.shuffle_queue_track \
+        SET track = ($4::pg_catalog.int8[])[(position OPERATOR(pg_catalog.-) $2)::pg_catalog.int4] \
+      WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+        AND position OPERATOR(pg_catalog.>) $2 AND position OPERATOR(pg_catalog.<=) $3";
+
 impl<'a, 'conn> QueueStore<'a, 'conn> {
     /// A new plain queue's tape: positions 0 .. tracks - 1 in the order given, one statement
     /// for the whole playlist.
@@ -44,6 +59,35 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
                FROM pg_catalog.unnest($3::bigint[]) WITH ORDINALITY AS t(track, ordinality)",
             &[self.queue_id.into(), front.into(), tracks.into()],
         );
+    }
+
+    /// The tracks at positions `from ..= to`, in position order: one key range of the primary
+    /// key, the only index a statement on the plain columns can use.
+    fn tracks_between(&mut self, from: i64, to: i64) -> Vec<i64> {
+        let table = self.run_ids(
+            "SELECT track FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                AND position OPERATOR(pg_catalog.>=) $2 AND position OPERATOR(pg_catalog.<=) $3 \
+              ORDER BY position",
+            &[from, to],
+        );
+        let tracks: Vec<i64> = table.map(|row| row.required::<i64>("track")).collect();
+        if tracks.len() as i64 != to - from + 1 {
+            self.missing(format!("history at positions {from} to {to}"));
+        }
+        tracks
+    }
+
+    /// Runs a history shift (`SHIFT_DOWN` or `SHIFT_UP`) of the rows between `from` and `to`.
+    fn shift_tracks(&mut self, sql: &'static str, from: i64, to: i64, tracks: Vec<i64>) {
+        let count = tracks.len();
+        let shifted = self.run(
+            sql,
+            &[self.queue_id.into(), from.into(), to.into(), tracks.into()],
+        );
+        if shifted.len() != count {
+            self.missing(format!("history at positions {from} to {to}"));
+        }
     }
 
     /// A weighted queue's weights: one row per track (in the shuffle or skipped).
@@ -100,9 +144,10 @@ impl Tape for QueueStore<'_, '_> {
                 return position;
             }
         }
+        // Through shuffle_queue_track_track, the only index the array names.
         let table = self.run_ids(
             "SELECT position FROM @extschema@.shuffle_queue_track \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
+              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2]",
             &[track],
         );
         first_value(table)
@@ -177,15 +222,9 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn close_down(&mut self, hole: i64, last: i64) {
-        self.run_ids(
-            "UPDATE @extschema@.shuffle_queue_track t SET track = n.track \
-               FROM @extschema@.shuffle_queue_track n \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.>=) $2 AND t.position OPERATOR(pg_catalog.<) $3 \
-                AND n.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND n.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.+) 1)",
-            &[hole, last],
-        );
+        // Positions hole .. last - 1 take the tracks of hole + 1 ..= last.
+        let tracks = self.tracks_between(hole + 1, last);
+        self.shift_tracks(SHIFT_DOWN, hole, last, tracks);
         self.run_ids(
             "DELETE FROM @extschema@.shuffle_queue_track \
               WHERE queue_id OPERATOR(pg_catalog.=) $1 AND position OPERATOR(pg_catalog.=) $2",
@@ -245,15 +284,9 @@ impl Tape for QueueStore<'_, '_> {
     }
 
     fn close_up(&mut self, front: i64, start: i64, hole: i64) {
-        self.run_ids(
-            "UPDATE @extschema@.shuffle_queue_track t SET track = p.track \
-               FROM @extschema@.shuffle_queue_track p \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.>) $2 AND t.position OPERATOR(pg_catalog.<=) $3 \
-                AND p.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND p.position OPERATOR(pg_catalog.=) (t.position OPERATOR(pg_catalog.-) 1)",
-            &[start, hole],
-        );
+        // Positions start + 1 ..= hole take the tracks of start .. hole - 1.
+        let tracks = self.tracks_between(start, hole - 1);
+        self.shift_tracks(SHIFT_UP, start, hole, tracks);
         Tape::fill_from_front(self, front, start);
     }
 }

@@ -218,7 +218,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         let name = name?;
         let table = self.run(
             "SELECT unit_id FROM @extschema@.shuffle_queue_unit \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND parent OPERATOR(pg_catalog.=) $2 \
+              WHERE ARRAY[queue_id, parent] OPERATOR(pg_catalog.=) ARRAY[$1, $2] \
                 AND name OPERATOR(pg_catalog.=) $3::text",
             &[self.queue_id.into(), parent.into(), name],
         );
@@ -292,10 +292,11 @@ impl Groups for QueueStore<'_, '_> {
     fn upcoming(&mut self, parent: i64, after: TargetKey, limit: usize) -> Vec<TargetKey> {
         let table = self.run_ids(
             "SELECT target, unit_id FROM @extschema@.shuffle_queue_unit \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND parent OPERATOR(pg_catalog.=) $2 \
-                AND (target, unit_id) OPERATOR(pg_catalog.>) ($3, $4) \
+              WHERE ARRAY[queue_id, parent, target, unit_id] OPERATOR(pg_catalog.>) ARRAY[$1, $2, $3, $4] \
+                AND ARRAY[queue_id, parent, target, unit_id] \
+                    OPERATOR(pg_catalog.<) ARRAY[$1, $2 OPERATOR(pg_catalog.+) 1] \
                 AND size OPERATOR(pg_catalog.>) 0 \
-              ORDER BY target, unit_id LIMIT 16",
+              ORDER BY ARRAY[queue_id, parent, target, unit_id] LIMIT 16",
             &[parent, after.0, after.1],
         );
         // A constant limit (the most a lookahead asks for) keeps one plan for every call.
@@ -309,11 +310,12 @@ impl Groups for QueueStore<'_, '_> {
     fn biggest(&mut self, parent: i64, pass: i64, before: LeftKey, limit: usize) -> Vec<LeftKey> {
         let table = self.run_ids(
             "SELECT to_place, unit_id FROM @extschema@.shuffle_queue_unit \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND parent OPERATOR(pg_catalog.=) $2 \
-                AND pass OPERATOR(pg_catalog.=) $3 \
-                AND (to_place, unit_id) OPERATOR(pg_catalog.<) ($4, $5) \
+              WHERE ARRAY[queue_id, parent, pass, to_place, unit_id] \
+                    OPERATOR(pg_catalog.<) ARRAY[$1, $2, $3, $4, $5] \
+                AND ARRAY[queue_id, parent, pass, to_place, unit_id] \
+                    OPERATOR(pg_catalog.>) ARRAY[$1, $2, $3] \
                 AND to_place OPERATOR(pg_catalog.>) 0 \
-              ORDER BY to_place DESC, unit_id DESC LIMIT 16",
+              ORDER BY ARRAY[queue_id, parent, pass, to_place, unit_id] DESC LIMIT 16",
             &[parent, pass, before.0, before.1],
         );
         let mut keys: Vec<LeftKey> = table
@@ -518,7 +520,7 @@ impl Groups for QueueStore<'_, '_> {
     fn find(&mut self, track: i64) -> Option<(i64, u64)> {
         let table = self.run_ids(
             "SELECT unit_id, slot FROM @extschema@.shuffle_queue_member \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2",
+              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2]",
             &[track],
         );
         if table.is_empty() {

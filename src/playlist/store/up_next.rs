@@ -24,8 +24,8 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
               WHERE u.queue_id OPERATOR(pg_catalog.=) $1 AND u.seq OPERATOR(pg_catalog.=) first.seq \
              RETURNING u.track, \
                  (SELECT t.position FROM @extschema@.shuffle_queue_track t \
-                   WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                     AND t.track OPERATOR(pg_catalog.=) u.track) AS position";
+                   WHERE ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, u.track]) \
+                 AS position";
         let table = self.run_ids(if on_tape { POP_AND_FIND } else { POP }, &[]);
         let (track, position) = match table.len() {
             0 => (None, None),
@@ -92,7 +92,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             ),
             Some(track) => self.run_ids(
                 "DELETE FROM @extschema@.shuffle_queue_up_next \
-                  WHERE queue_id OPERATOR(pg_catalog.=) $1 AND track OPERATOR(pg_catalog.=) $2 \
+                  WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2] \
                  RETURNING track",
                 &[track],
             ),
