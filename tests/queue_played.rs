@@ -470,3 +470,47 @@ fn now_never_disagrees_with_a_concurrent_next() {
 fn user(client: &mut Client) -> String {
     client.query_one("SELECT current_user", &[]).unwrap().get(0)
 }
+
+/// Tracks added: a spread queue's pass holds them, so the place of the track playing stays
+/// and M grows; a plain queue numbers its plays by its tape, each added track one place back.
+#[test]
+fn added_tracks_change_m_and_a_plain_queues_numbers() {
+    let mut client = database("dealcards_queue_played_added");
+    let n_of_m = |client: &mut Client, queue: i64| {
+        let (_, pass, place, tracks, ..) = now(client, queue, 0);
+        (pass.unwrap(), place.unwrap(), tracks.unwrap())
+    };
+    let spread = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY[1, 2, 3, 4, 5]::bigint[], groups => '{a,a,b,b,c}')",
+    );
+    next(&mut client, spread);
+    next(&mut client, spread);
+    client
+        .execute("SELECT shuffle_queue_add($1, 6, 'd')", &[&spread])
+        .unwrap();
+    assert_eq!(n_of_m(&mut client, spread), (1, 2, 6));
+    next(&mut client, spread);
+    assert_eq!(n_of_m(&mut client, spread), (1, 3, 6));
+
+    let plain = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_create(ARRAY[1, 2, 3, 4, 5]::bigint[])",
+    );
+    next(&mut client, plain);
+    next(&mut client, plain);
+    assert_eq!(n_of_m(&mut client, plain), (1, 2, 5));
+    client
+        .execute(
+            "SELECT shuffle_queue_add($1, 6), shuffle_queue_add($1, 7)",
+            &[&plain],
+        )
+        .unwrap();
+    assert_eq!(
+        n_of_m(&mut client, plain),
+        (0, 7, 7),
+        "two places back: pass 0"
+    );
+    next(&mut client, plain);
+    assert_eq!(n_of_m(&mut client, plain), (1, 1, 7));
+}
