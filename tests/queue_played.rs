@@ -514,3 +514,47 @@ fn added_tracks_change_m_and_a_plain_queues_numbers() {
     next(&mut client, plain);
     assert_eq!(n_of_m(&mut client, plain), (1, 1, 7));
 }
+
+/// A connection presses Next in a loop while another calls shuffle_queue_played: each list is
+/// one state of the queue, every row the play its pass and place number (a plain queue never
+/// edited: play (pass - 1) * tracks + place), newest first without a gap.
+#[test]
+fn played_is_one_state_under_a_concurrent_next() {
+    const PRESSES: usize = 300;
+    const CALLS: usize = 300;
+    let mut client = database("dealcards_queue_played_reads");
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_create(ARRAY(SELECT generate_series(1, 12)::bigint))",
+    );
+    // Twenty plays first: every list then holds the 6 the queue remembers before the one playing.
+    let mut plays: Vec<i64> = (0..20).map(|_| next(&mut client, queue)).collect();
+    let role = user(&mut client);
+    let mut pressing = server::connect_as("dealcards_queue_played_reads", &role);
+    let mut reader = server::connect_as("dealcards_queue_played_reads", &role);
+    let presser = thread::spawn(move || {
+        (0..PRESSES)
+            .map(|_| next(&mut pressing, queue))
+            .collect::<Vec<i64>>()
+    });
+    let lists: Vec<Vec<Played>> = (0..CALLS)
+        .map(|_| played(&mut reader, queue, 8, 0))
+        .collect();
+    plays.extend(presser.join().unwrap());
+    for (i, list) in lists.iter().enumerate() {
+        assert_eq!(list.len(), 6, "call {i}");
+        let numbers: Vec<usize> = (list.iter())
+            .map(|&(_, pass, place)| ((pass - 1) * 12 + place) as usize)
+            .collect();
+        let tracks: Vec<i64> = numbers.iter().map(|&m| plays[m - 1]).collect();
+        assert_eq!(
+            tracks,
+            list.iter().map(|p| p.0).collect::<Vec<_>>(),
+            "call {i}: {list:?}"
+        );
+        assert!(
+            numbers.windows(2).all(|w| w[1] + 1 == w[0]),
+            "call {i}: {numbers:?}"
+        );
+    }
+}
