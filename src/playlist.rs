@@ -8,11 +8,11 @@
 //!
 //! One file per phase of a queue's life, so that a new queue feature lands in the file of its
 //! phase: `create` (shuffle_queue_create, shuffle_queue_new), `step` (next, prev, current, jump,
-//! the tracks up next), `played` (what played, and now playing with what
-//! comes next), `edit` (add, remove, skip when shuffling, forget a listener's plays,
-//! drop), `save` (shuffle_queue_save and shuffle_queue_restore; the format is `saved`). One
-//! press of Next and the look-ahead that draws presses ahead are in `press`, for the calls and
-//! the queues of albums alike. What several phases share is here.
+//! the tracks up next), `played` (what played, and now playing with what comes next), `edit`
+//! (add, remove, skip when shuffling, forget a listener's plays, drop), `save`
+//! (shuffle_queue_save and shuffle_queue_restore; the format is `saved`). One press of Next and
+//! the look-ahead that draws presses ahead are in `press`, for the calls and the queues of
+//! albums alike. What several phases share is here.
 
 mod ahead;
 mod albums;

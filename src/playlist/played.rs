@@ -74,7 +74,10 @@ impl Counts {
     fn pass_place(&self, back: i64) -> (i64, i64) {
         let number = self.newest().saturating_sub(back);
         let m = self.tracks.max(1);
-        (number.div_euclid(m) + 1, number.rem_euclid(m) + 1)
+        (
+            number.div_euclid(m).saturating_add(1),
+            number.rem_euclid(m) + 1,
+        )
     }
 
     fn of_page(page: &HistoryPage) -> Counts {
