@@ -396,7 +396,9 @@ BEGIN
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
             (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
             (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue'),
-            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue')
+            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue'),
+            (25, 'shuffle_queue_played(bigint, integer, integer)', 'shuffle_queue'),
+            (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP
@@ -865,6 +867,38 @@ CREATE  FUNCTION "shuffle_queue_skip"(
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'shuffle_queue_skip_wrapper';
+
+-- shuffle_queue_played(queue, n, after): the tracks played before the one playing, newest
+-- first; shuffle_queue_now(queue, n): now playing, its pass and place, and the next n tracks,
+-- under the queue's lock (docs/playlist.md).
+CREATE  FUNCTION "shuffle_queue_played"(
+	"queue_id" bigint, /* i64 */
+	"n" INT DEFAULT 50, /* i32 */
+	"after" INT DEFAULT 0 /* i32 */
+) RETURNS TABLE (
+	"ago" INT,  /* i32 */
+	"track" bigint,  /* i64 */
+	"pass" bigint,  /* i64 */
+	"place" bigint  /* i64 */
+)
+STRICT VOLATILE PARALLEL RESTRICTED
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_played_wrapper';
+
+CREATE  FUNCTION "shuffle_queue_now"(
+	"queue_id" bigint, /* i64 */
+	"n" INT DEFAULT 10 /* i32 */
+) RETURNS TABLE (
+	"playing" bigint,  /* Option < i64 > */
+	"pass" bigint,  /* Option < i64 > */
+	"place" bigint,  /* Option < i64 > */
+	"tracks" bigint,  /* Option < i64 > */
+	"upcoming" bigint[],  /* Vec < i64 > */
+	"sources" TEXT[]  /* Vec < String > */
+)
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_now_wrapper';
 
 -- ---------------------------------------------------------------------------------------------
 -- shuffle_queue_new_albums(items, albums, artists, seed): a queue of whole albums

@@ -8,15 +8,17 @@
 //!
 //! One file per phase of a queue's life, so that a new queue feature lands in the file of its
 //! phase: `create` (shuffle_queue_create, shuffle_queue_new), `step` (next, prev, current, jump,
-//! the tracks up next), `edit` (add, remove, skip when shuffling, forget a listener's plays,
-//! drop), `save` (shuffle_queue_save and shuffle_queue_restore; the format is `saved`). One
-//! press of Next and the look-ahead that draws presses ahead are in `press`, for the calls and
-//! the queues of albums alike. What several phases share is here.
+//! the tracks up next), `played` (what played, and now playing with what comes next), `edit`
+//! (add, remove, skip when shuffling, forget a listener's plays, drop), `save`
+//! (shuffle_queue_save and shuffle_queue_restore; the format is `saved`). One press of Next and
+//! the look-ahead that draws presses ahead are in `press`, for the calls and the queues of
+//! albums alike. What several phases share is here.
 
 mod ahead;
 mod albums;
 mod create;
 mod edit;
+mod played;
 mod press;
 mod save;
 mod saved;
@@ -222,8 +224,10 @@ mod tests {
              shuffle_queue_forget(bigint):vtrueu shuffle_queue_jump(bigint,bigint):vtrueu \
              shuffle_queue_new(bigint[],text,integer,text[],text[],bigint,bytea,integer[],bigint):vfalseu \
              shuffle_queue_new_albums(bigint[],text[],text[],bytea):vfalseu \
-             shuffle_queue_next(bigint):vtrueu shuffle_queue_play_later(bigint,bigint[]):vtrueu \
-             shuffle_queue_play_next(bigint,bigint[]):vtrueu shuffle_queue_prev(bigint):vtrueu \
+             shuffle_queue_next(bigint):vtrueu shuffle_queue_now(bigint,integer):vtrueu \
+             shuffle_queue_play_later(bigint,bigint[]):vtrueu \
+             shuffle_queue_play_next(bigint,bigint[]):vtrueu \
+             shuffle_queue_played(bigint,integer,integer):vtruer shuffle_queue_prev(bigint):vtrueu \
              shuffle_queue_remove(bigint,bigint):vtrueu shuffle_queue_restore(jsonb):vtrueu \
              shuffle_queue_save(bigint):vtrueu shuffle_queue_skip(bigint):vtrueu \
              shuffle_queue_skip_when_shuffling(bigint,bigint,boolean):vtrueu \

@@ -446,7 +446,7 @@ fn fair_calls(client: &mut Client) -> [(&'static str, &'static str); 9] {
 }
 
 /// The calls of the functions of later releases.
-const LATER_CALLS: [(&str, &str); 38] = [
+const LATER_CALLS: [(&str, &str); 40] = [
     // Since 0.5.0: what the house publishes, and what hides a reveal from its own
     // transaction.
     ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
@@ -513,6 +513,9 @@ const LATER_CALLS: [(&str, &str); 38] = [
     ("shuffle_queue_upcoming", "SELECT (SELECT track FROM shuffle_queue_upcoming($1, 3) WHERE place = 1) = shuffle_queue_next($1)"),
     // Since 0.7.0: a skip that does not count: the next track plays.
     ("shuffle_queue_skip", "SELECT shuffle_queue_skip($1) IS NOT NULL"),
+    // Since 0.7.0: now playing with the next tracks, and what played, newest first.
+    ("shuffle_queue_now", "SELECT upcoming[1] = shuffle_queue_next($1) FROM shuffle_queue_now($1, 2)"),
+    ("shuffle_queue_played", "SELECT coalesce((SELECT track FROM shuffle_queue_played($1, 1)) = shuffle_queue_prev($1), false)"),
     // Since 0.7.0: a queue of whole albums: its first album's tracks play in their order.
     ("shuffle_queue_new_albums", "SELECT played IN ('{1,2,3}', '{3,1,2}') FROM (SELECT array_agg(shuffle_queue_next(id) ORDER BY g) AS played FROM (SELECT shuffle_queue_new_albums('{1,2,3}', '{a,a,b}', '{x,x,y}') AS id) q, generate_series(1, 3) g) s"),
 ];

@@ -125,7 +125,9 @@ BEGIN
             (21, 'shuffle_queue_save(bigint)', 'shuffle_queue'),
             (22, 'shuffle_queue_add(bigint, bigint, integer)', 'shuffle_queue'),
             (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue'),
-            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue')
+            (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue'),
+            (25, 'shuffle_queue_played(bigint, integer, integer)', 'shuffle_queue'),
+            (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

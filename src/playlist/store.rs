@@ -6,8 +6,8 @@
 //! store, insert, drop), `tape` (shuffle_queue_track and shuffle_queue_weight: a plain queue's
 //! steps), `units` (shuffle_queue_unit and shuffle_queue_member: a spread queue's steps),
 //! `up_next` (shuffle_queue_up_next and shuffle_queue_skipped), `plays` (shuffle_queue_play: a
-//! listener's plays). What they share (the store itself, its connection, the reading of a unit)
-//! is here.
+//! listener's plays), `history` (a page of what played, for shuffle_queue_played). What they
+//! share (the store itself, its connection, the reading of a unit) is here.
 //!
 //! The library serves a database still on the 0.4.0 tables until `ALTER EXTENSION dealcards
 //! UPDATE`: there the queue row has only the columns of a plain queue ([`Layout::Before0_5`]), and
@@ -27,6 +27,7 @@ use dealcards_core::rng::Stream;
 mod ahead;
 mod albums;
 mod copies;
+mod history;
 mod plays;
 mod queue_row;
 mod tape;
@@ -34,6 +35,7 @@ mod units;
 mod up_next;
 
 pub use ahead::StoredStep;
+pub use history::HistoryPage;
 pub use units::NamedUnit;
 
 /// Which queue tables a database has, oldest first.

@@ -8,7 +8,7 @@ use postgres::Client;
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
-pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 24] = [
+pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 26] = [
     ("deal_cards(integer)", "desk"),
     (
         "fair_mode_on(integer,integer[],boolean,bigint,interval)",
@@ -48,6 +48,11 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 24] = [
         "shuffle_queue",
     ),
     ("shuffle_queue_skip(bigint)", "shuffle_queue"),
+    (
+        "shuffle_queue_played(bigint,integer,integer)",
+        "shuffle_queue",
+    ),
+    ("shuffle_queue_now(bigint,integer)", "shuffle_queue"),
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.

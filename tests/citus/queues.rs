@@ -130,7 +130,7 @@ fn a_spread_queue_steps_in_single_shard_transactions_and_keeps_its_order() {
     let workers = active_workers(&mut c);
     let on = holder(&mut c, "shuffle_queue", queue);
     let (mut traced, notices) = traced_coordinator();
-    for (sql, call) in spread_queue_steps(queue) {
+    for (sql, call) in spread_queue_steps(queue).into_iter().chain(screens(queue)) {
         check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
     }
     check_a_restored_copy_steps_on_its_worker(&mut c, &mut traced, &notices, &workers, queue);
@@ -212,6 +212,20 @@ fn spread_queue_steps(queue: i64) -> Vec<(String, &'static str)> {
         (
             format!("SELECT shuffle_queue_skip_when_shuffling({queue}, 5, false)"),
             "shuffle_queue_skip_when_shuffling(",
+        ),
+    ]
+}
+
+/// What a player's screens read of a queue: now playing with the next tracks, and what played.
+fn screens(queue: i64) -> Vec<(String, &'static str)> {
+    vec![
+        (
+            format!("SELECT count(*) FROM shuffle_queue_now({queue}, 5)"),
+            "shuffle_queue_now(",
+        ),
+        (
+            format!("SELECT count(*) FROM shuffle_queue_played({queue}, 5)"),
+            "shuffle_queue_played(",
         ),
     ]
 }

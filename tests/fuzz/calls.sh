@@ -190,7 +190,7 @@ real_state() {
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
-cases=81
+cases=83
 statement() {
   local e
   local e="" statement=""
@@ -321,6 +321,8 @@ statement() {
       fi
       choose 15
       if [ "$REPLY" -lt 11 ]; then typed_state "$REPLY"; else real_state $((REPLY - 11)); fi ;;
+    81) e="(SELECT count(*) FROM shuffle_queue_played($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
+    82) e="(SELECT count(*) FROM shuffle_queue_now($(pick any_queues), $(pick ints)))" ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
   printf '%s\n' "$REPLY"

@@ -63,6 +63,8 @@ fn calls() -> Vec<(&'static str, String)> {
         ("dealcards_sync_sequences", "SELECT string_agg(s.sequence::text || ' ' || coalesce(s.largest_id::text, '-') || ' ' || s.next_id, ', ' ORDER BY s.sequence::text) FROM dealcards_sync_sequences() s"),
         ("shuffle_queue_up_next", "SELECT shuffle_queue_up_next(3)::text"),
         ("shuffle_queue_upcoming", "SELECT array_agg(track ORDER BY place)::text FROM shuffle_queue_upcoming(3, 4)"),
+        ("shuffle_queue_now", "SELECT n::text FROM shuffle_queue_now(3, 4) n"),
+        ("shuffle_queue_played", "SELECT array_agg(p::text ORDER BY ago)::text FROM shuffle_queue_played(3) p"),
         ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),
     ];
     calls

@@ -16,7 +16,7 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 31] = [
+const READS: [(&str, &str); 32] = [
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     (
@@ -60,6 +60,10 @@ const READS: [(&str, &str); 31] = [
         "SELECT shuffle_queue_current((SELECT min(queue_id) FROM shuffle_queue))",
     ),
     (
+        "shuffle_queue_played",
+        "SELECT * FROM shuffle_queue_played((SELECT min(queue_id) FROM shuffle_queue), 5)",
+    ),
+    (
         "shuffle_queue_up_next",
         "SELECT shuffle_queue_up_next((SELECT max(queue_id) FROM shuffle_queue WHERE mode = 'spread'))",
     ),
@@ -94,7 +98,7 @@ const READS: [(&str, &str); 31] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 23] = [
+const WRITES: [(&str, &str); 24] = [
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),
@@ -115,6 +119,10 @@ const WRITES: [(&str, &str); 23] = [
     (
         "shuffle_queue_upcoming",
         "SELECT count(*) FROM shuffle_queue_upcoming((SELECT min(queue_id) FROM shuffle_queue), 3)",
+    ),
+    (
+        "shuffle_queue_now",
+        "SELECT * FROM shuffle_queue_now((SELECT min(queue_id) FROM shuffle_queue), 3)",
     ),
     (
         "shuffle_queue_add",

@@ -12,7 +12,7 @@ impl QueueStore<'_, '_> {
             ErrorKind::NotSupported,
             format!(
                 "shuffle queue {} plays whole albums: only shuffle_queue_next, _prev, _current, \
-                 _upcoming, _up_next, _save and _drop apply to it",
+                 _now, _upcoming, _up_next, _save and _drop apply to it",
                 self.queue_id
             ),
         ))
