@@ -52,5 +52,6 @@ mod secrecy_dump;
 mod secrecy_refusals;
 mod secrecy_results;
 mod secrecy_statistics;
+mod shadow_desks;
 mod steering;
 mod waiting_deals;
