@@ -34,6 +34,7 @@ mod secrecy;
 mod bound;
 mod concurrency;
 mod copies;
+mod default_deadline;
 mod dump_restore;
 mod early_end;
 mod forked;
