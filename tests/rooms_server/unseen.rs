@@ -146,3 +146,42 @@ fn a_session_that_could_see_the_cards_may_not_deal() {
     assert!(message.contains("BYPASSRLS"), "{message}");
     assert!(stored_cards(&mut admin, hand).is_empty());
 }
+
+/// A view of the owner's that is not security_invoker reads the cards with the owner's rights,
+/// which row level security does not restrict: in the transaction that dealt, the game server's
+/// read through it is refused (42501), and so is ANALYZE (55000); after the commit it reads the
+/// cards.
+#[test]
+fn a_view_of_the_owner_shows_nothing_before_the_commit() {
+    let db = "dealcards_rooms_owner_view";
+    let (mut admin, mut server) = room(db, "dealcards_rooms_owner_view_server");
+    admin
+        .batch_execute(
+            "CREATE VIEW public.every_card AS SELECT * FROM room_card;
+             GRANT SELECT ON public.every_card TO dealcards_rooms_owner_view_server",
+        )
+        .unwrap();
+    let hand = start(&mut server, "'holdem', 3");
+    server.batch_execute("BEGIN").unwrap();
+    deal(&mut server, hand, None);
+    let err = server
+        .query("SELECT count(*) FROM public.every_card", &[])
+        .expect_err("the owner's view read the cards");
+    assert_eq!(err.code(), Some(&SqlState::INSUFFICIENT_PRIVILEGE));
+    server.batch_execute("ROLLBACK; BEGIN").unwrap();
+    deal(&mut server, hand, None);
+    let err = server
+        .batch_execute("ANALYZE room_card")
+        .expect_err("ANALYZE sampled the cards");
+    assert_eq!(
+        err.code(),
+        Some(&SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE)
+    );
+    server.batch_execute("ROLLBACK").unwrap();
+    deal(&mut server, hand, None);
+    let seen: i64 = server
+        .query_one("SELECT count(*) FROM public.every_card", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(seen, 6);
+}
