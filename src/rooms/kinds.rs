@@ -55,8 +55,10 @@ pub const SPECS: [Spec; 12] = [
 /// The kind of this name, or a 22023 error naming the function that lists them.
 pub fn spec_of(name: &str) -> Result<&'static Spec, Error> {
     SPECS.iter().find(|s| s.name == name).ok_or_else(|| {
+        let shown: String = name.chars().take(40).collect();
+        let more = if shown.len() < name.len() { "..." } else { "" };
         Error::invalid(format!(
-            "there is no kind of hand {name:?}: room_kinds() lists them"
+            "there is no kind of hand {shown:?}{more}: room_kinds() lists them"
         ))
     })
 }
@@ -66,8 +68,13 @@ pub fn build(name: &str, seats: usize, decks: usize, cut: usize) -> Result<Kind,
     let spec = spec_of(name)?;
     let (low, high) = spec.seats;
     if !(low..=high).contains(&seats) {
+        let range = if low == high {
+            low.to_string()
+        } else {
+            format!("{low} to {high}")
+        };
         return Err(Error::invalid(format!(
-            "{name} is dealt to {low} to {high} seats, got {seats}"
+            "{name} is dealt to {range} seats, got {seats}"
         )));
     }
     match name {

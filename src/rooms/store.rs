@@ -120,8 +120,7 @@ impl<'a, 'conn> HandStore<'a, 'conn> {
             pgrx::ereport!(
                 ERROR,
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                format!("hand {hand_id} has ended"),
-                "hand_start starts the next hand."
+                format!("hand {hand_id} has ended")
             );
         }
         let small = |name: &str| row.required::<i16>(name).max(0) as usize;
