@@ -2,7 +2,9 @@
 -- pile), pile ('' for a seat), face up, position and card index, label.
 INSERT INTO @extschema@.room_card (hand_id, dealt_no, stage_no, stage, seat, pile, face_up, position, card, label)
 SELECT $1, $2 OPERATOR(pg_catalog.+) d.n::integer, $3, $4,
-       NULLIF(d.seat, 0::smallint), NULLIF(d.pile, ''), d.up, d.position, d.card, d.label
+       CASE WHEN d.seat OPERATOR(pg_catalog.<>) 0 THEN d.seat END,
+       CASE WHEN d.pile OPERATOR(pg_catalog.<>) '' THEN d.pile END,
+       d.up, d.position, d.card, d.label
   FROM ROWS FROM (pg_catalog.unnest($5::smallint[]), pg_catalog.unnest($6::text[]),
                   pg_catalog.unnest($7::boolean[]), pg_catalog.unnest($8::integer[]),
                   pg_catalog.unnest($9::integer[]), pg_catalog.unnest($10::text[]))
