@@ -919,9 +919,11 @@ REVOKE ALL ON @extschema@.room_hand FROM PUBLIC;
 -- Every card dealt: its hand, the stage (number and name) that dealt it, where it went (a seat,
 -- or the pile: board, burn, dead wall, kitty), face up or down, the order it was dealt in
 -- within the hand, its place in the deck's order, and the card (its label, and its index in
--- the deck's canonical order). A place in the deck is dealt once.
+-- the deck's canonical order). A place in the deck is dealt once. No foreign key joins the
+-- hand tables, so that a parallel restore (pg_restore -j) keeps every row, as with the desk
+-- tables (docs/operations.md): a hand's cards and key are deleted with it by whoever deletes it.
 CREATE TABLE @extschema@.room_card (
-    hand_id    bigint NOT NULL REFERENCES @extschema@.room_hand ON DELETE CASCADE,
+    hand_id    bigint NOT NULL,
     dealt_no   integer NOT NULL,
     stage_no   smallint NOT NULL,
     stage      text NOT NULL,
@@ -942,7 +944,7 @@ REVOKE ALL ON @extschema@.room_card FROM PUBLIC;
 -- pg_read_all_data, reads no row. The functions read a key as the owner, for one statement,
 -- and never return it.
 CREATE TABLE @extschema@.room_hand_key (
-    hand_id bigint PRIMARY KEY REFERENCES @extschema@.room_hand ON DELETE CASCADE,
+    hand_id bigint PRIMARY KEY,
     key     bytea NOT NULL CONSTRAINT room_hand_key_length_check CHECK (pg_catalog.length(key) OPERATOR(pg_catalog.=) 32)
 );
 REVOKE ALL ON @extschema@.room_hand_key FROM PUBLIC;
