@@ -139,3 +139,38 @@ fn a_riichi_deal_sets_the_dead_wall_aside() {
         .get(0);
     assert_eq!(left, 69 - 3);
 }
+
+/// Five-card draw for three, the dealer in seat 1: the deal, then one draw each in turn from
+/// the dealer's left, seat 3's of no card. Each call is replayed from the stored draws by the
+/// next: a draw out of turn is refused, and the cards are the key's.
+#[test]
+fn five_card_draw_draws_in_turn() {
+    let (mut admin, mut server) = room("dealcards_rooms_draw", "dealcards_rooms_draw_server");
+    let hand = start(&mut server, "'five_card_draw', 3");
+    assert_eq!(deal(&mut server, hand, None), ("deal".to_string(), 15));
+    assert_eq!(deal(&mut server, hand, None), ("draw".to_string(), 0));
+    assert_eq!(draw(&mut server, hand, 2, 3).0, 3);
+    assert_eq!(draw(&mut server, hand, 3, 0).0, 0);
+    let err = server
+        .query("SELECT * FROM hand_draw($1, 3, 1)", &[&hand])
+        .expect_err("seat 3 drew twice");
+    assert_eq!(
+        err.as_db_error().unwrap().message(),
+        "it is seat 1's turn to draw in stage \"draw\", not seat 3's"
+    );
+    assert_eq!(draw(&mut server, hand, 1, 5).0, 5);
+    let calls = [
+        Call::Deal,
+        Call::Deal,
+        Call::Draw(2, 3),
+        Call::Draw(3, 0),
+        Call::Draw(1, 5),
+    ];
+    let stored = stored_cards(&mut server, hand);
+    let key = key_of(&mut admin, hand);
+    assert_eq!(
+        stored,
+        core_cards(kinds::five_card_draw(3).unwrap(), 1, key, &calls)
+    );
+    assert_each_once(&stored);
+}

@@ -7,7 +7,8 @@
 //!   - the game server sees no card before the call's transaction commits (tables, a view of
 //!     its own, results, errors), never reads a key, and a rollback deals the same cards again;
 //!   - two sessions dealing one hand take turns, and a stage is dealt once;
-//!   - each bad call gets its SQLSTATE and changes nothing.
+//!   - each bad call gets its SQLSTATE and changes nothing;
+//!   - a dump keeps the hands, their cards and keys.
 //!
 //! Run by `make test` against its throwaway cluster (needs DEALCARDS_TEST_DSN).
 
@@ -19,4 +20,5 @@ mod hands;
 mod concurrency;
 mod deals;
 mod errors;
+mod restore;
 mod unseen;
