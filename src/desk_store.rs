@@ -30,7 +30,7 @@ use dealcards_core::fair::Hash;
 
 // The provably fair statements: rounds, reveals, client seeds, and what the verifications read.
 mod fair;
-pub use fair::{current_place, current_timeline, RoundRules};
+pub use fair::{current_place, current_timeline, keep_deal_unseen, RoundRules};
 // A provably fair deal's seats, read by their key without a statement.
 mod seats_by_key;
 
@@ -255,27 +255,13 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
             .schema
             .relation(c"desk")
             .unwrap_or_else(|| pgrx::error!("dealcards cannot find its desk table"));
-        // SAFETY: privilege checks of the current user on an existing relation, as the executor
-        // makes them for SELECT ... FOR UPDATE; the owner is read from its catalog row.
-        unsafe {
-            let user = pg_sys::GetUserId();
-            let update = pg_sys::AclMode::from(pg_sys::ACL_UPDATE);
-            let may_lock = pg_sys::pg_class_aclcheck(desk, user, update)
-                == pg_sys::AclResult::ACLCHECK_OK
-                || pg_sys::pg_attribute_aclcheck_all(
-                    desk,
-                    user,
-                    update,
-                    pg_sys::AclMaskHow::ACLMASK_ANY,
-                ) == pg_sys::AclResult::ACLCHECK_OK;
-            if !may_lock {
-                pgrx::ereport!(
-                    ERROR,
-                    PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-                    "permission denied for table desk",
-                    "Dealing and the provably fair functions lock the desk's row: they need UPDATE on desk, on one column at least (GRANT UPDATE (cur_game_id) ON desk is enough)."
-                );
-            }
+        if !may_lock_rows(desk) {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+                "permission denied for table desk",
+                "Dealing and the provably fair functions lock the desk's row: they need UPDATE on desk, on one column at least (GRANT UPDATE (cur_game_id) ON desk is enough)."
+            );
         }
         // SAFETY: reads the current user id, as above.
         self.caller = Some(unsafe { pg_sys::GetUserId() });
@@ -520,11 +506,29 @@ impl<'a, 'conn> DeskStore<'a, 'conn> {
     }
 }
 
+/// Whether the current user may lock rows of the table `relid` (SELECT ... FOR UPDATE): it
+/// holds UPDATE on the table, or on one column of it at least.
+pub fn may_lock_rows(relid: pg_sys::Oid) -> bool {
+    // SAFETY: privilege checks of the current user on an existing relation, as the executor
+    // makes them for SELECT ... FOR UPDATE.
+    unsafe {
+        let user = pg_sys::GetUserId();
+        let update = pg_sys::AclMode::from(pg_sys::ACL_UPDATE);
+        pg_sys::pg_class_aclcheck(relid, user, update) == pg_sys::AclResult::ACLCHECK_OK
+            || pg_sys::pg_attribute_aclcheck_all(
+                relid,
+                user,
+                update,
+                pg_sys::AclMaskHow::ACLMASK_ANY,
+            ) == pg_sys::AclResult::ACLCHECK_OK
+    }
+}
+
 /// Runs `f` as `user`, then returns to the caller's identity. The switch is the one SECURITY
 /// DEFINER functions make (a local user id change, restricted: no SET ROLE, no temporary
 /// objects); an error inside is undone with the rest of the (sub)transaction, which restores
 /// the caller.
-fn as_user<R>(user: pg_sys::Oid, f: impl FnOnce() -> R) -> R {
+pub fn as_user<R>(user: pg_sys::Oid, f: impl FnOnce() -> R) -> R {
     struct Restore(pg_sys::Oid, i32);
     impl Drop for Restore {
         fn drop(&mut self) {

@@ -1,8 +1,9 @@
-//! A provably fair deal stays unseen in the transaction that dealt it, where row level security
-//! alone cannot keep it so (docs/provably_fair.md, "Nobody sees a deal before it commits").
+//! A provably fair deal, and the cards of a card room's hand, stay unseen in the transaction that
+//! dealt them, where row level security alone cannot keep them so (docs/provably_fair.md, "Nobody
+//! sees a deal before it commits"; docs/card_rooms.md).
 //!
 //! Row level security does not restrict the tables' owner, superusers and roles with BYPASSRLS.
-//! Whatever reads game, bid_record or note with such a role's rights shows the deal to whoever
+//! Whatever reads game, bid_record, note or room_card with such a role's rights shows the deal to whoever
 //! runs it: a view that is not security_invoker (it reads as its owner), a SECURITY DEFINER
 //! function, a rule's actions, a materialized view refreshed (as its owner). So once a session
 //! that is not the house has dealt provably fair, every statement of the transaction that
@@ -20,8 +21,9 @@ use pgrx::{pg_sys, PgList};
 use crate::PgSqlErrorCode;
 
 thread_local! {
-    /// The tables (game, bid_record, note) where this transaction dealt a provably fair deal
-    /// that its session may not see before it commits; empty outside such a transaction.
+    /// The tables (game, bid_record, note; room_card) where this transaction dealt a provably
+    /// fair deal or a hand's cards that its session may not see before it commits; empty
+    /// outside such a transaction.
     static DEALT: RefCell<Vec<pg_sys::Oid>> = const { RefCell::new(Vec::new()) };
     /// How many of the extension's own statements are running (nested in one another).
     static OWN: Cell<u32> = const { Cell::new(0) };
@@ -187,7 +189,7 @@ fn reads_allowed(
     pgrx::ereport!(
         ERROR,
         PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        format!("this transaction dealt a provably fair deal that it may not see before it commits, and this statement reads table {table} as role \"{role}\", which row level security does not restrict"),
+        format!("this transaction dealt cards that it may not see before it commits, and this statement reads table {table} as role \"{role}\", which row level security does not restrict"),
         "A view that is not security_invoker, a SECURITY DEFINER function, a rule or a materialized view of the tables' owner, a superuser or a role with BYPASSRLS shows every row: use it after the commit, or make the view security_invoker."
     );
 }
@@ -276,7 +278,7 @@ unsafe extern "C-unwind" fn refuse_analyze() {
     pgrx::ereport!(
         ERROR,
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "ANALYZE is refused in a transaction that dealt a provably fair deal it may not see before it commits: the statistics would sample the deal",
+        "ANALYZE is refused in a transaction that dealt cards it may not see before it commits: the statistics would sample the deal",
         "Run ANALYZE in another transaction."
     );
 }

@@ -14,6 +14,7 @@ pub mod freecell; // docs/freecell.md
 pub mod operations; // docs/operations.md: dealcards_sync_sequences
 pub mod playlist; // docs/playlist.md: the shuffle_queue_* functions
 pub mod provably_fair; // docs/provably_fair.md: fair_* and set_client_seed
+pub mod rooms; // docs/card_rooms.md: room_kinds and the hand_* functions
 pub mod rows; // docs/rows.md: sample_agg, shuffle_agg, resample_agg, their seeded forms, shuffle_key
 pub mod shuffle_ints; // docs/shuffle_ints.md
 pub mod spread; // docs/spread.md: shuffle_spread

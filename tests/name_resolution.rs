@@ -39,7 +39,26 @@ fn call_every_statement_running_function(caller: &mut Client, desk: i32) {
     call_an_album_queue(caller);
     call_a_long_queue_and_listener_queues(caller);
     call_maintenance_and_sample_rows(caller);
+    call_the_hand_functions(caller);
     run_the_table_guards(caller);
+}
+
+/// A card room's hands: a blackjack shoe started, burned, opened, drawn from and ended.
+fn call_the_hand_functions(caller: &mut Client) {
+    let hand: i64 = caller
+        .query_one("SELECT hand_start(1, 'blackjack', 2, decks => 1)", &[])
+        .unwrap_or_else(|e| panic!("hand_start failed: {e}"))
+        .get(0);
+    for call in [
+        "SELECT * FROM hand_deal($1)",
+        "SELECT * FROM hand_deal($1, 'play')",
+        "SELECT * FROM hand_draw($1, 1, 2)",
+        "SELECT hand_end($1)",
+    ] {
+        caller
+            .execute(call, &[&hand])
+            .unwrap_or_else(|e| panic!("{call} failed: {e}"));
+    }
 }
 
 /// Provably fair mode. Deals at `desk`, which seat_desk put in the mode with a revealed round

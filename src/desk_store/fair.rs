@@ -5,11 +5,12 @@ use std::cell::RefCell;
 
 use pgrx::datum::{Interval, TimestampWithTimeZone};
 use pgrx::pg_sys;
+use pgrx::spi::SpiClient;
 
 use super::{sql, DeskStore};
 use crate::fair_unseen::Dealer;
 use crate::installed::Tables;
-use crate::statements::Columns;
+use crate::statements::{Columns, ExtensionSchema};
 use crate::PgSqlErrorCode;
 use dealcards_core::fair::verify::StoredGame;
 use dealcards_core::fair::Hash;
@@ -361,52 +362,13 @@ impl DeskStore<'_, '_> {
         if !self.tables.deals_unseen() {
             return;
         }
-        // SAFETY: reads the backend's session and login user ids, and role attributes from the
-        // catalog caches.
-        let (session, login_superuser) = unsafe {
-            (
-                pg_sys::GetSessionUserId(),
-                pg_sys::superuser_arg(pg_sys::GetAuthenticatedUserId()),
-            )
-        };
-        if login_superuser {
-            return;
-        }
-        let dealer = crate::fair_unseen::dealer((session, caller, owner), || {
-            self.find_dealer(session, caller, owner)
-        });
-        match dealer {
-            Dealer::House => {}
-            Dealer::Sees { role, what } => refuse_seer(desk_id, &role, &what),
-            Dealer::Unseen => crate::fair_unseen::dealt_unseen(self.deal_tables()),
-        }
-    }
-
-    /// What a session is to a provably fair deal, from the roles its session user and current
-    /// user can act as.
-    fn find_dealer(&self, session: pg_sys::Oid, caller: pg_sys::Oid, owner: pg_sys::Oid) -> Dealer {
-        let createrole_grants_all = cfg!(any(feature = "pg14", feature = "pg15"));
-        let seers = self.read(
-            sql::SEERS,
-            &[
-                session.into(),
-                caller.into(),
-                owner.into(),
-                createrole_grants_all.into(),
-            ],
+        keep_deal_unseen(
+            &*self.client,
+            self.schema,
+            (caller, owner),
+            self.deal_tables(),
+            |role, what| refuse_seer(desk_id, role, what),
         );
-        if seers.is_empty() {
-            return Dealer::Unseen;
-        }
-        let row = seers.first();
-        if row.required::<bool>("house") {
-            Dealer::House
-        } else {
-            Dealer::Sees {
-                role: row.required("role"),
-                what: row.required("sees"),
-            }
-        }
     }
 
     /// The tables a deal writes: game, bid_record and note.
@@ -516,6 +478,75 @@ impl DeskStore<'_, '_> {
         }
         let row = game.first();
         Some((row.required("desk_id"), row.required("fair")))
+    }
+}
+
+/// Keeps a deal written to `tables` unseen by the session that deals it as the role `caller`,
+/// the tables' owner being `owner` ([`DeskStore::refuse_caller_who_sees_deals`] says who could
+/// see it): calls `refuse` (which raises) for a session that could see it before it commits;
+/// does nothing for one that can act as the tables' owner or a superuser (the house); and for
+/// any other session marks `tables` unseen for the rest of the transaction
+/// ([`crate::fair_unseen`]). The answer is kept until a role or a membership changes.
+pub fn keep_deal_unseen(
+    client: &SpiClient<'_>,
+    schema: &ExtensionSchema,
+    (caller, owner): (pg_sys::Oid, pg_sys::Oid),
+    tables: Vec<pg_sys::Oid>,
+    refuse: impl FnOnce(&str, &str),
+) {
+    // SAFETY: reads the backend's session and login user ids, and role attributes from the
+    // catalog caches.
+    let (session, login_superuser) = unsafe {
+        (
+            pg_sys::GetSessionUserId(),
+            pg_sys::superuser_arg(pg_sys::GetAuthenticatedUserId()),
+        )
+    };
+    if login_superuser {
+        return;
+    }
+    let dealer = crate::fair_unseen::dealer((session, caller, owner), || {
+        find_dealer(client, schema, session, caller, owner)
+    });
+    match dealer {
+        Dealer::House => {}
+        Dealer::Sees { role, what } => refuse(&role, &what),
+        Dealer::Unseen => crate::fair_unseen::dealt_unseen(tables),
+    }
+}
+
+/// What a session is to a deal kept unseen, from the roles its session user and current user
+/// can act as.
+fn find_dealer(
+    client: &SpiClient<'_>,
+    schema: &ExtensionSchema,
+    session: pg_sys::Oid,
+    caller: pg_sys::Oid,
+    owner: pg_sys::Oid,
+) -> Dealer {
+    let createrole_grants_all = cfg!(any(feature = "pg14", feature = "pg15"));
+    let seers = crate::statements::read(
+        client,
+        schema,
+        sql::SEERS,
+        &[
+            session.into(),
+            caller.into(),
+            owner.into(),
+            createrole_grants_all.into(),
+        ],
+    );
+    if seers.is_empty() {
+        return Dealer::Unseen;
+    }
+    let row = seers.first();
+    if row.required::<bool>("house") {
+        Dealer::House
+    } else {
+        Dealer::Sees {
+            role: row.required("role"),
+            what: row.required("sees"),
+        }
     }
 }
 

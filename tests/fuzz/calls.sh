@@ -118,6 +118,12 @@ relations=(NULL::game NULL::desk NULL::shuffle_queue NULL::fair_seed NULL::fuzz_
 agg_values=("g" "g::int2" "g::int8" "g::text" "md5(g::text)::uuid" "g::numeric" "ROW(g, 'x')"
   "NULLIF(g, 2)" "repeat('é', g * 100)" "ARRAY[g]" "g::float8 / 3" "CASE WHEN g % 2 = 0 THEN g::text END")
 agg_weights=("g::float8" "1" "0" "-1" "'NaN'" "'Infinity'" "1e308" "1e-308" NULL "g % 3")
+room_hands=("(SELECT max(hand_id) FROM room_hand)" "(SELECT min(hand_id) FROM room_hand)" 1 -1 NULL
+  9223372036854775807)
+room_kinds=("'holdem'" "'blackjack'" "'bridge'" "'riichi'" "'dou_dizhu'" "'stud'" "'five_card_draw'"
+  "'riichi_red_fives'" "''" NULL "'Holdem'" "repeat('x', 10000)")
+room_stages=("'play'" "'hole'" "'flop'" "'burn'" "'dead wall'" "'draw'" "''" NULL "repeat('é', 200)")
+penetrations=(0.75 0 1 1.5 -1 "'NaN'" "'Infinity'" 1e-300 NULL)
 rows=(10 0 1 3 1000 100000)
 # Saved queue states: real ones (fuzz_saved holds those of every kind of queue, saved before the
 # run), then tampered: one of their values (by its path, any depth) replaced, or dropped.
@@ -190,7 +196,7 @@ real_state() {
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
-cases=83
+cases=90
 statement() {
   local e
   local e="" statement=""
@@ -289,6 +295,15 @@ statement() {
     74) e="(SELECT count(*) FROM dealcards_check())" ;;
     75) e="(SELECT count(*) FROM dealcards_sync_sequences())" ;;
     76) e="(SELECT count(*) FROM dealcards_distribute())" ;;
+    # Card rooms' hands: the sweep starts a Hold'em hand, then a blackjack shoe that it burns,
+    # opens, draws from and ends.
+    81) e="hand_start($(pick bigints), $(pick room_kinds), $(pick ints 9))" ;;
+    82) e="hand_start($(pick bigints), $(pick room_kinds "'blackjack'"), $(pick ints 2), dealer => $(pick ints NULL), board => $(pick ints NULL), decks => $(pick ints 1), penetration => $(pick penetrations))" ;;
+    83) e="(SELECT count(*) FROM hand_deal($(pick room_hands)))" ;;
+    84) e="(SELECT count(*) FROM hand_deal($(pick room_hands), $(pick room_stages)))" ;;
+    85) e="(SELECT count(*) FROM hand_draw($(pick room_hands), $(pick ints 1), $(pick ints 1)))" ;;
+    86) e="hand_end($(pick room_hands))" ;;
+    87) e="(SELECT count(*) FROM room_kinds())" ;;
     # The guards of the extension's tables (event triggers, the settings' trigger): DDL on a
     # table of the fuzzing role's own and on the extension's, and a setting kept. None changes
     # a table's columns: a statement of sqlsmith naming a column is replayed after the run.
@@ -321,8 +336,8 @@ statement() {
       fi
       choose 15
       if [ "$REPLY" -lt 11 ]; then typed_state "$REPLY"; else real_state $((REPLY - 11)); fi ;;
-    81) e="(SELECT count(*) FROM shuffle_queue_played($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
-    82) e="(SELECT count(*) FROM shuffle_queue_now($(pick any_queues), $(pick ints)))" ;;
+    88) e="(SELECT count(*) FROM shuffle_queue_played($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
+    89) e="(SELECT count(*) FROM shuffle_queue_now($(pick any_queues), $(pick ints)))" ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
   printf '%s\n' "$REPLY"

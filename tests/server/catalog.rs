@@ -12,7 +12,7 @@ use postgres::Client;
 /// crate::statements or Spi), so no name in them resolves through a search_path and none touches
 /// the extension's tables. Every overload of a name is meant (shuffle_ints with and without a
 /// seed, ...).
-pub const PURE_FUNCTIONS: [&str; 39] = [
+pub const PURE_FUNCTIONS: [&str; 40] = [
     "card_label",
     "dealcards_written_here",
     "deal_hands",
@@ -56,6 +56,8 @@ pub const PURE_FUNCTIONS: [&str; 39] = [
     // The handler of TABLESAMPLE sparse_bernoulli: it reads the sampled table through the scan
     // PostgreSQL runs, no statements.
     "sparse_bernoulli",
+    // The kinds of hand a card room deals (docs/card_rooms.md): built from the core, no tables.
+    "room_kinds",
 ];
 
 /// The members of the extension that are functions, as (name, `name(argument types)`), from
