@@ -323,6 +323,12 @@ fn write_jsonb_text(value: &Value, out: &mut String) -> bool {
 fn write_json_string(s: &str, out: &mut String) {
     use std::fmt::Write;
     out.push('"');
+    // Most strings (hex, times) need no escape: copied whole.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
