@@ -319,7 +319,8 @@ fn write_jsonb_text(value: &Value, out: &mut String) -> bool {
 
 /// A string in quotes as jsonb's `escape_json` writes it: `"` and `\` escaped, backspace,
 /// form feed, newline, carriage return and tab by their letters, every other byte below 0x20
-/// as `\u00xx` (lower-case hex), and everything else as it is.
+/// as `\u00xx` (lower-case hex), and everything else as it is. (A NUL, which no document holds,
+/// is written `\u0000`, where jsonb_out of some majors ends the string at it.)
 fn write_json_string(s: &str, out: &mut String) {
     use std::fmt::Write;
     out.push('"');
