@@ -108,12 +108,12 @@ impl Dealt {
     /// without the first bidder and the chain hash ([`documents::SHUFFLED_KEYS`]), which come
     /// with the notification or from fair_receipt once the deal has committed. Otherwise the
     /// whole deal.
-    fn result(&self, unseen: bool, whole: Document, built: Built<JsonB>) -> Built<JsonB> {
+    fn result(&self, unseen: bool, whole: Document) -> Built<JsonB> {
         match &self.fair {
             Some(_) if unseen => {
                 Built::<JsonB>::of_document(&whole.without(&documents::SHUFFLED_KEYS))
             }
-            _ => built,
+            _ => Built::<JsonB>::of_document(&whole),
         }
     }
 
@@ -188,13 +188,13 @@ fn deal_cards(desk_id: i32, fcinfo: pg_sys::FunctionCallInfo) -> Built<JsonB> {
         (dealt, desks.tables().deals_unseen())
     });
     // 5. Notify: the whole deal, which PostgreSQL sends only if this transaction commits, as
-    // jsonb prints it. The whole deal is built into jsonb once, for both.
+    // jsonb prints it (written as text: no jsonb is built for it). Only the result is built
+    // into jsonb.
     let whole = dealt.whole();
-    let built = Built::<JsonB>::of_document(&whole);
     if NOTIFY.get() {
-        notify(desk_id, &built.printed());
+        notify(desk_id, &whole.text());
     }
-    dealt.result(unseen, whole, built)
+    dealt.result(unseen, whole)
 }
 
 /// Step 2 of a deal: the seats, where the record needs them read first (the lock's, if it read

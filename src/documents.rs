@@ -57,12 +57,24 @@ impl Receipt {
             leader: Some(leader.into()),
             round: Some(fair.round),
             nonce: Some(fair.nonce),
-            commitment: hex::encode(fair.commitment),
-            chain_hash: Some(hex::encode(fair.chain_hash)),
+            commitment: lower_hex(&fair.commitment),
+            chain_hash: Some(lower_hex(&fair.chain_hash)),
             players: fair.players.map(Some),
-            client_seeds: Some(fair.client_seeds.iter().map(hex::encode).collect()),
+            client_seeds: Some(fair.client_seeds.iter().map(|s| lower_hex(s)).collect()),
         }
     }
+}
+
+/// Bytes in lower-case hex, two digits a byte (what `hex::encode` gives, with one allocation
+/// and no per-character formatting).
+fn lower_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        text.push(char::from(DIGITS[usize::from(b >> 4)]));
+        text.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    text
 }
 
 /// What the house publishes of a desk: its chain head, its rounds in order and its provably

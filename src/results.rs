@@ -255,10 +255,97 @@ impl Document {
         self
     }
 
-    /// The text of this document as jsonb prints it ([`Built::printed`] of the document built).
+    /// The text of this document as jsonb prints it: what [`Built::printed`] gives of the
+    /// document built, written straight from the value (no jsonb built, none printed). A number
+    /// that is not an integer (which no document holds) is printed through jsonb.
     pub fn text(&self) -> String {
-        Built::<pgrx::JsonB>::of_document(self).printed()
+        let mut out = String::with_capacity(256);
+        if write_jsonb_text(&self.0, &mut out) {
+            out
+        } else {
+            Built::<pgrx::JsonB>::of_document(self).printed()
+        }
     }
+}
+
+/// Writes `value` as `jsonb_out` prints the jsonb built from it: an object's keys shorter first,
+/// then byte by byte (the order jsonb keeps them in), `", "` between items and `": "` after a
+/// key, strings escaped as jsonb's `escape_json` escapes them. False, with `out` partly
+/// written, for a number that is not an integer, whose text is numeric's own.
+fn write_jsonb_text(value: &Value, out: &mut String) -> bool {
+    use std::fmt::Write;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) if n.is_f64() => return false,
+        // An integer prints its digits, as numeric_out does.
+        Value::Number(n) => write!(out, "{n}").expect("a String takes any text"),
+        Value::String(s) => write_json_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                if !write_jsonb_text(item, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+        }
+        Value::Object(fields) => {
+            let mut fields: Vec<(&String, &Value)> = fields.iter().collect();
+            fields.sort_by(|(a, _), (b, _)| {
+                a.len()
+                    .cmp(&b.len())
+                    .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+            });
+            out.push('{');
+            for (i, (key, value)) in fields.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_json_string(key, out);
+                out.push_str(": ");
+                if !write_jsonb_text(value, out) {
+                    return false;
+                }
+            }
+            out.push('}');
+        }
+    }
+    true
+}
+
+/// A string in quotes as jsonb's `escape_json` writes it: `"` and `\` escaped, backspace,
+/// form feed, newline, carriage return and tab by their letters, every other byte below 0x20
+/// as `\u00xx` (lower-case hex), and everything else as it is. (A NUL, which no document holds,
+/// is written `\u0000`, where jsonb_out of some majors ends the string at it.)
+fn write_json_string(s: &str, out: &mut String) {
+    use std::fmt::Write;
+    out.push('"');
+    // Most strings (hex, times) need no escape: copied whole.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                write!(out, "\\u{:04x}", u32::from(c)).expect("a String takes any text")
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// The text `jsonb_out` gives for a document ([`Document::text`]): what the tests compare.
