@@ -340,3 +340,39 @@ fn a_rescan_of_ten_thousand_changes_on_a_queue_of_a_hundred_thousand() {
         assert!(!gone.contains(&t));
     }
 }
+
+#[test]
+fn an_empty_array_changes_nothing_and_keeps_what_was_drawn_ahead() {
+    let mut client = database("queue_bulk_empty");
+    let queue = new_queue(
+        &mut client,
+        "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 20)::bigint))",
+    );
+    let shown: Vec<i64> = client
+        .query(
+            "SELECT track FROM shuffle_queue_upcoming($1, 5) ORDER BY place",
+            &[&queue],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let before = snapshot(&mut client, queue);
+    for sql in [
+        "SELECT shuffle_queue_add_many($1, '{}'::bigint[])",
+        "SELECT shuffle_queue_remove_many($1, '{}'::bigint[])",
+    ] {
+        let tracks: i64 = client.query_one(sql, &[&queue]).unwrap().get(0);
+        assert_eq!(tracks, 20, "{sql}");
+    }
+    assert_eq!(snapshot(&mut client, queue), before);
+    let ahead: i64 = client
+        .query_one(
+            "SELECT count(*) FROM shuffle_queue_ahead WHERE queue_id = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(ahead, 5);
+    assert_eq!(pass(&mut client, queue, 5), shown);
+}

@@ -79,10 +79,11 @@ fn add_all(store: &mut QueueStore, queue: &mut Queue, tracks: &[i64]) {
     store.write_adds(old_front, &fronts.0);
 }
 
-/// Runs `f` on the locked plain queue `queue_id`, then stores it; returns its length.
+/// Runs `f` on the locked plain queue `queue_id`, then stores it; returns its length. With no
+/// `tracks`, the queue is only checked: nothing changes, the steps drawn ahead stay.
 fn change_plain(
     fcinfo: pg_sys::FunctionCallInfo,
-    queue_id: i64,
+    (queue_id, tracks): (i64, &[i64]),
     call: &str,
     f: impl FnOnce(&mut QueueStore, &mut Queue),
 ) -> i64 {
@@ -92,6 +93,9 @@ fn change_plain(
         let mut store = QueueStore::new(client, &schema, queue_id);
         let mut state = store.load(true);
         let queue = plain(&mut state, queue_id, call);
+        if tracks.is_empty() {
+            return queue.tracks as i64;
+        }
         f(&mut store, queue);
         let tracks = queue.tracks as i64;
         store.store(&state);
@@ -110,7 +114,7 @@ fn shuffle_queue_add_many(
     let tracks = checked_tracks(&items);
     change_plain(
         fcinfo,
-        queue_id,
+        (queue_id, &tracks),
         "shuffle_queue_add_many",
         |store, queue| {
             if store.extra.weight_max.is_some() {
@@ -146,7 +150,7 @@ fn shuffle_queue_add_many_weighted(
         .collect();
     change_plain(
         fcinfo,
-        queue_id,
+        (queue_id, &tracks),
         "shuffle_queue_add_many",
         |store, queue| {
             let Some(heaviest) = store.extra.weight_max else {
@@ -173,7 +177,7 @@ fn shuffle_queue_remove_many(
     let tracks = checked_tracks(&items);
     change_plain(
         fcinfo,
-        queue_id,
+        (queue_id, &tracks),
         "shuffle_queue_remove_many",
         |store, queue| {
             let skipped = store.skipped_among(&tracks);
