@@ -126,7 +126,10 @@ impl<'s, 'a, 'conn> RemovedTracks<'s, 'a, 'conn> {
     pub fn write(self) {
         let mut gone = Vec::new();
         let (mut moved, mut moved_tracks) = (Vec::new(), Vec::new());
-        for (&position, &track) in &self.now {
+        // In position order: each index is written where the last row went, page after page.
+        let mut now: Vec<(&i64, &Option<i64>)> = self.now.iter().collect();
+        now.sort_unstable();
+        for (&position, &track) in now {
             match track {
                 None => gone.push(position),
                 Some(t) if t != self.before[&position] => {
@@ -136,8 +139,14 @@ impl<'s, 'a, 'conn> RemovedTracks<'s, 'a, 'conn> {
                 Some(_) => {}
             }
         }
+        // The positions changed are deleted and inserted again with their new tracks, so that
+        // every statement reaches its rows through the key's index by the array (an UPDATE
+        // joined to the arrays could be planned as a loop over the whole queue).
+        gone.extend(&moved);
         self.store.delete_positions(gone);
-        self.store.update_positions(moved, moved_tracks);
+        if !moved.is_empty() {
+            self.store.insert_positions(moved, moved_tracks);
+        }
     }
 }
 
@@ -218,9 +227,9 @@ impl QueueStore<'_, '_> {
     /// Which of `tracks` are skipped when shuffling.
     pub fn skipped_among(&mut self, tracks: &[i64]) -> HashSet<i64> {
         let table = self.run(
-            "SELECT s.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track) \
-               JOIN @extschema@.shuffle_queue_skipped s \
-                 ON s.queue_id OPERATOR(pg_catalog.=) $1 AND s.track OPERATOR(pg_catalog.=) i.track",
+            "SELECT track FROM @extschema@.shuffle_queue_skipped \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
         table.map(|row| row.required::<i64>("track")).collect()
@@ -229,9 +238,12 @@ impl QueueStore<'_, '_> {
     /// Where each of `tracks` the tape holds is: (position, track).
     fn positions_of(&mut self, tracks: &[i64]) -> Vec<(i64, i64)> {
         let table = self.run(
-            "SELECT t.position, t.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track) \
-               JOIN @extschema@.shuffle_queue_track t \
-                 ON ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track]",
+            // A lookup per track, the array's element first (OFFSET 0 keeps the subquery a
+            // loop over it): whatever the statistics, no plan reads the whole queue.
+            "SELECT x.position, x.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
+                    LATERAL (SELECT t.position, t.track FROM @extschema@.shuffle_queue_track t \
+                              WHERE ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track] \
+                             OFFSET 0) AS x",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
         table
@@ -257,11 +269,9 @@ impl QueueStore<'_, '_> {
         let count = positions.len();
         let rows: HashMap<i64, i64> = {
             let table = self.run(
-                "SELECT t.position, t.track \
-                   FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS p (position) \
-                   JOIN @extschema@.shuffle_queue_track t \
-                     ON t.queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND t.position OPERATOR(pg_catalog.=) p.position",
+                "SELECT position, track FROM @extschema@.shuffle_queue_track \
+                  WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                    AND position OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
                 &[self.queue_id.into(), positions.into()],
             );
             table
@@ -280,10 +290,9 @@ impl QueueStore<'_, '_> {
         }
         let count = positions.len();
         let gone = self.run(
-            "DELETE FROM @extschema@.shuffle_queue_track t \
-              USING pg_catalog.unnest($2::pg_catalog.int8[]) AS p (position) \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) p.position",
+            "DELETE FROM @extschema@.shuffle_queue_track \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                AND position OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
             &[self.queue_id.into(), positions.into()],
         );
         if gone.len() != count {
@@ -291,22 +300,15 @@ impl QueueStore<'_, '_> {
         }
     }
 
-    fn update_positions(&mut self, positions: Vec<i64>, tracks: Vec<i64>) {
-        if positions.is_empty() {
-            return;
-        }
-        let count = positions.len();
-        let set = self.run(
-            "UPDATE @extschema@.shuffle_queue_track t SET track = u.track \
+    /// New rows at `positions` holding `tracks`.
+    fn insert_positions(&mut self, positions: Vec<i64>, tracks: Vec<i64>) {
+        self.run(
+            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
+             SELECT $1, n.position, n.track \
                FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.int8[]), \
-                               pg_catalog.unnest($3::pg_catalog.int8[])) AS u (position, track) \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
-                AND t.position OPERATOR(pg_catalog.=) u.position",
+                               pg_catalog.unnest($3::pg_catalog.int8[])) AS n (position, track)",
             &[self.queue_id.into(), positions.into(), tracks.into()],
         );
-        if set.len() != count {
-            self.missing(format!("{count} positions to change"));
-        }
     }
 
     /// Writes a run of adds to a tape whose front was `old_front`: the positions drawn on the
@@ -330,25 +332,20 @@ impl QueueStore<'_, '_> {
             }
             now.insert(target, track);
         }
-        let (mut changed, mut changed_tracks) = (Vec::new(), Vec::new());
-        let (mut front, mut front_tracks) = (Vec::new(), Vec::new());
-        for (position, track) in now {
-            if position >= old_front {
-                changed.push(position);
-                changed_tracks.push(track);
-            } else {
-                front.push(position);
-                front_tracks.push(track);
-            }
-        }
-        self.update_positions(changed, changed_tracks);
-        self.run(
-            "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
-             SELECT $1, n.position, n.track \
-               FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.int8[]), \
-                               pg_catalog.unnest($3::pg_catalog.int8[])) AS n (position, track)",
-            &[self.queue_id.into(), front.into(), front_tracks.into()],
+        // The positions drawn on the tape are deleted and inserted again with their new tracks,
+        // with the new positions at the front.
+        // In position order: each index is written where the last row went, page after page.
+        let mut rows: Vec<(i64, i64)> = now.into_iter().collect();
+        rows.sort_unstable();
+        let (positions, tracks): (Vec<i64>, Vec<i64>) = rows.into_iter().unzip();
+        self.delete_positions(
+            positions
+                .iter()
+                .copied()
+                .filter(|&p| p >= old_front)
+                .collect(),
         );
+        self.insert_positions(positions, tracks);
     }
 
     /// Clears the marks of tracks skipped when shuffling.
@@ -370,10 +367,10 @@ impl QueueStore<'_, '_> {
             return;
         }
         let gone = self.run(
-            "DELETE FROM @extschema@.shuffle_queue_up_next u \
-              USING pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track) \
-              WHERE ARRAY[u.queue_id, u.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track] \
-             RETURNING u.track",
+            "DELETE FROM @extschema@.shuffle_queue_up_next \
+              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
+                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[]) \
+             RETURNING track",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
         self.extra.up_next -= gone.len() as i64;
