@@ -925,6 +925,34 @@ VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'shuffle_queue_new_albums_wrapper';
 
+-- shuffle_queue_add_many(queue, items[, weights]) and shuffle_queue_remove_many(queue, items):
+-- many tracks added to or removed from a plain or weighted queue in one call, each as its
+-- single call would, in array order (docs/playlist.md). Three functions, no tables.
+CREATE  FUNCTION "shuffle_queue_add_many"(
+	"queue_id" bigint, /* i64 */
+	"items" bigint[] /* pgrx::datum::Array<'_, i64> */
+) RETURNS bigint /* i64 */
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_add_many_wrapper';
+
+CREATE  FUNCTION "shuffle_queue_add_many"(
+	"queue_id" bigint, /* i64 */
+	"items" bigint[], /* pgrx::datum::Array<'_, i64> */
+	"weights" INT[] /* pgrx::datum::Array<'_, i32> */
+) RETURNS bigint /* i64 */
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_add_many_weighted_wrapper';
+
+CREATE  FUNCTION "shuffle_queue_remove_many"(
+	"queue_id" bigint, /* i64 */
+	"items" bigint[] /* pgrx::datum::Array<'_, i64> */
+) RETURNS bigint /* i64 */
+STRICT VOLATILE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shuffle_queue_remove_many_wrapper';
+
 -- ---------------------------------------------------------------------------------------------
 -- Card rooms: hands dealt in stages from a hidden deck (docs/card_rooms.md). The tables, their
 -- row security and policy as in sql/install/rooms.sql, and the functions room_kinds, hand_start,

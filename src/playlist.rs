@@ -16,6 +16,7 @@
 
 mod ahead;
 mod albums;
+mod bulk;
 mod create;
 mod edit;
 mod played;

@@ -150,6 +150,9 @@ fn call_the_queue_functions(caller: &mut Client) {
         "SELECT count(*) FROM shuffle_queue_played($1, 5, 1)",
         "SELECT shuffle_queue_add($1, 7)",
         "SELECT shuffle_queue_remove($1, 7)",
+        "SELECT shuffle_queue_add_many($1, ARRAY[8, 9, 10]::bigint[])",
+        "SELECT shuffle_queue_remove_many($1, ARRAY[9, (SELECT shuffle_queue_current($1))])",
+        "SELECT shuffle_queue_add_many($1, ARRAY[9]::bigint[])",
         "SELECT shuffle_queue_remove($1, (SELECT shuffle_queue_current($1)))",
         "SELECT shuffle_queue_next($1)",
         "SELECT shuffle_queue_drop($1)",
@@ -212,6 +215,8 @@ fn call_a_weighted_queue(caller: &mut Client) {
         "SELECT shuffle_queue_add($1, 5, 9)",
         "SELECT shuffle_queue_next($1)",
         "SELECT shuffle_queue_remove($1, 5)",
+        "SELECT shuffle_queue_add_many($1, ARRAY[6, 7]::bigint[], ARRAY[2, 5])",
+        "SELECT shuffle_queue_remove_many($1, ARRAY[7, 6]::bigint[])",
         "SELECT shuffle_queue_drop(shuffle_queue_restore(shuffle_queue_save($1)))",
         "SELECT shuffle_queue_drop($1)",
     ] {

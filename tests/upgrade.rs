@@ -446,7 +446,7 @@ fn fair_calls(client: &mut Client) -> [(&'static str, &'static str); 9] {
 }
 
 /// The calls of the functions of later releases.
-const LATER_CALLS: [(&str, &str); 46] = [
+const LATER_CALLS: [(&str, &str); 48] = [
     // Since 0.5.0: what the house publishes, and what hides a reveal from its own
     // transaction.
     ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
@@ -518,6 +518,9 @@ const LATER_CALLS: [(&str, &str); 46] = [
     ("shuffle_queue_played", "SELECT coalesce((SELECT track FROM shuffle_queue_played($1, 1)) = shuffle_queue_prev($1), false)"),
     // Since 0.7.0: a queue of whole albums: its first album's tracks play in their order.
     ("shuffle_queue_new_albums", "SELECT played IN ('{1,2,3}', '{3,1,2}') FROM (SELECT array_agg(shuffle_queue_next(id) ORDER BY g) AS played FROM (SELECT shuffle_queue_new_albums('{1,2,3}', '{a,a,b}', '{x,x,y}') AS id) q, generate_series(1, 3) g) s"),
+    // Since 0.7.0: many tracks added and removed in one call.
+    ("shuffle_queue_add_many", "SELECT shuffle_queue_add_many($1, ARRAY[9001, 9002]::bigint[]) >= 3"),
+    ("shuffle_queue_remove_many", "SELECT shuffle_queue_remove_many($1, ARRAY[9002, 9001]::bigint[]) >= 1"),
     // Since 0.7.0: card rooms, a blackjack shoe of one deck burned, opened and drawn from, then
     // ended.
     ("room_kinds", "SELECT count(*) = 12 AND bool_and(cardinality(stages) >= 1) FROM room_kinds()"),

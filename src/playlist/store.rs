@@ -26,6 +26,7 @@ use dealcards_core::rng::Stream;
 
 mod ahead;
 mod albums;
+mod bulk;
 mod copies;
 mod history;
 mod plays;
@@ -35,6 +36,7 @@ mod units;
 mod up_next;
 
 pub use ahead::StoredStep;
+pub use bulk::{AddedFronts, RemovedTracks};
 pub use history::HistoryPage;
 pub use units::NamedUnit;
 

@@ -196,7 +196,7 @@ real_state() {
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
-cases=90
+cases=93
 statement() {
   local e
   local e="" statement=""
@@ -338,6 +338,9 @@ statement() {
       if [ "$REPLY" -lt 11 ]; then typed_state "$REPLY"; else real_state $((REPLY - 11)); fi ;;
     88) e="(SELECT count(*) FROM shuffle_queue_played($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
     89) e="(SELECT count(*) FROM shuffle_queue_now($(pick any_queues), $(pick ints)))" ;;
+    90) e="shuffle_queue_add_many($(pick any_queues), $(pick tracks "ARRAY[7, 8]::bigint[]"))" ;;
+    91) e="shuffle_queue_add_many($(pick any_queues "$weighted_queue"), $(pick tracks "ARRAY[7, 8]::bigint[]"), $(pick weights))" ;;
+    92) e="shuffle_queue_remove_many($(pick any_queues), $(pick tracks "ARRAY[2]::bigint[]"))" ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
   printf '%s\n' "$REPLY"
