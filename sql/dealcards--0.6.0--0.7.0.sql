@@ -1095,3 +1095,82 @@ CREATE  FUNCTION "hand_end"(
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'hand_end_wrapper';
+
+-- dealcards_sync_sequences() sets the hands' sequence too (sql/install/operations.sql).
+CREATE OR REPLACE FUNCTION @extschema@.dealcards_sync_sequences()
+RETURNS TABLE (sequence regclass, largest_id bigint, next_id bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext_schema text;
+    seqs regclass[];
+    largest bigint[];
+    last bigint;
+    called boolean;
+    upcoming bigint;
+    i int;
+BEGIN
+    IF pg_is_in_recovery() THEN
+        RAISE EXCEPTION 'dealcards cannot set its sequences on a hot standby: this server is in recovery'
+            USING ERRCODE = 'read_only_sql_transaction',
+                  HINT = 'Call it on the primary, or on a logical-replication subscriber before it takes writes.';
+    END IF;
+    -- The extension's schema as it is named now (it may have been renamed since the install).
+    SELECT n.nspname INTO ext_schema
+      FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+     WHERE e.extname = 'dealcards';
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        IF EXISTS (SELECT FROM pg_catalog.pg_dist_partition
+                    WHERE logicalrelid IN (format('%I.game', ext_schema)::regclass,
+                                           format('%I.shuffle_queue', ext_schema)::regclass)) THEN
+            RAISE EXCEPTION 'dealcards_sync_sequences() is for a single server: the extension''s tables are distributed'
+                USING ERRCODE = 'feature_not_supported',
+                      DETAIL = 'On a Citus cluster each node numbers its games and queues from a range of its own.';
+        END IF;
+    END IF;
+    seqs := ARRAY[pg_get_serial_sequence(format('%I.game', ext_schema), 'game_id')::regclass,
+                  pg_get_serial_sequence(format('%I.note', ext_schema), 'note_id')::regclass,
+                  format('%I.shuffle_queue_id_seq', ext_schema)::regclass,
+                  pg_get_serial_sequence(format('%I.room_hand', ext_schema), 'hand_id')::regclass];
+    FOR i IN 1 .. 4 LOOP
+        IF NOT (has_sequence_privilege(seqs[i], 'SELECT') AND has_sequence_privilege(seqs[i], 'UPDATE')) THEN
+            RAISE EXCEPTION 'permission denied for sequence %', seqs[i]
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'dealcards_sync_sequences() reads and sets the extension''s sequences: it needs SELECT and UPDATE on each.';
+        END IF;
+    END LOOP;
+    -- Every table that holds such an id: a game's in its bids and at its desk too, a queue's in
+    -- every queue table, a hand's in its cards and its key.
+    EXECUTE format($sql$
+        SELECT ARRAY[
+            (SELECT max(id) FROM (SELECT max(game_id) FROM %1$I.game
+                                  UNION ALL SELECT max(game_id) FROM %1$I.bid_record
+                                  UNION ALL SELECT max(cur_game_id) FROM %1$I.desk) AS ids (id)),
+            (SELECT max(note_id) FROM %1$I.note),
+            (SELECT max(id) FROM (SELECT max(queue_id) FROM %1$I.shuffle_queue
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_track
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_unit
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_member
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_up_next
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_skipped
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_weight
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_play) AS ids (id)),
+            (SELECT max(id) FROM (SELECT max(hand_id) FROM %1$I.room_hand
+                                  UNION ALL SELECT max(hand_id) FROM %1$I.room_card
+                                  UNION ALL SELECT max(hand_id) FROM %1$I.room_hand_key) AS ids (id))]
+        $sql$, ext_schema) INTO largest;
+    FOR i IN 1 .. 4 LOOP
+        EXECUTE format('SELECT last_value, is_called FROM %s', seqs[i]) INTO last, called;
+        upcoming := CASE WHEN called THEN last + 1 ELSE last END;
+        IF largest[i] >= upcoming THEN
+            PERFORM setval(seqs[i], largest[i]);
+            upcoming := largest[i] + 1;
+        END IF;
+        sequence := seqs[i];
+        largest_id := largest[i];
+        next_id := upcoming;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;

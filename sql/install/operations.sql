@@ -1,6 +1,6 @@
 -- dealcards_sync_sequences(): after a switch-over to a logical-replication subscriber
 -- (docs/operations.md). Logical replication copies rows, not sequences: a promoted subscriber
--- would number its next game, note and queue from where its own writes left its sequences,
+-- would number its next game, note, queue and hand from where its own writes left its sequences,
 -- next to the replicated rows of the same ids. This moves each of the extension's sequences
 -- forward past the largest id its tables hold, and never back.
 --
@@ -42,8 +42,9 @@ BEGIN
     END IF;
     seqs := ARRAY[pg_get_serial_sequence(format('%I.game', ext_schema), 'game_id')::regclass,
                   pg_get_serial_sequence(format('%I.note', ext_schema), 'note_id')::regclass,
-                  format('%I.shuffle_queue_id_seq', ext_schema)::regclass];
-    FOR i IN 1 .. 3 LOOP
+                  format('%I.shuffle_queue_id_seq', ext_schema)::regclass,
+                  pg_get_serial_sequence(format('%I.room_hand', ext_schema), 'hand_id')::regclass];
+    FOR i IN 1 .. 4 LOOP
         IF NOT (has_sequence_privilege(seqs[i], 'SELECT') AND has_sequence_privilege(seqs[i], 'UPDATE')) THEN
             RAISE EXCEPTION 'permission denied for sequence %', seqs[i]
                 USING ERRCODE = 'insufficient_privilege',
@@ -51,7 +52,7 @@ BEGIN
         END IF;
     END LOOP;
     -- Every table that holds such an id: a game's in its bids and at its desk too, a queue's in
-    -- every queue table.
+    -- every queue table, a hand's in its cards and its key.
     EXECUTE format($sql$
         SELECT ARRAY[
             (SELECT max(id) FROM (SELECT max(game_id) FROM %1$I.game
@@ -65,9 +66,12 @@ BEGIN
                                   UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_up_next
                                   UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_skipped
                                   UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_weight
-                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_play) AS ids (id))]
+                                  UNION ALL SELECT max(queue_id) FROM %1$I.shuffle_queue_play) AS ids (id)),
+            (SELECT max(id) FROM (SELECT max(hand_id) FROM %1$I.room_hand
+                                  UNION ALL SELECT max(hand_id) FROM %1$I.room_card
+                                  UNION ALL SELECT max(hand_id) FROM %1$I.room_hand_key) AS ids (id))]
         $sql$, ext_schema) INTO largest;
-    FOR i IN 1 .. 3 LOOP
+    FOR i IN 1 .. 4 LOOP
         EXECUTE format('SELECT last_value, is_called FROM %s', seqs[i]) INTO last, called;
         upcoming := CASE WHEN called THEN last + 1 ELSE last END;
         IF largest[i] >= upcoming THEN

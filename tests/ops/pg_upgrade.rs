@@ -66,6 +66,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("shuffle_queue_now", "SELECT n::text FROM shuffle_queue_now(3, 4) n"),
         ("shuffle_queue_played", "SELECT array_agg(p::text ORDER BY ago)::text FROM shuffle_queue_played(3) p"),
         ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),
+        ("room_kinds", "SELECT string_agg(kind, ' ' ORDER BY kind) FROM room_kinds()"),
     ];
     calls
         .into_iter()
@@ -124,6 +125,12 @@ const WRITERS: &[&str] = &[
     "shuffle_queue_skip_when_shuffling",
     "shuffle_queue_restore",
     "shuffle_queue_forget",
+    "shuffle_queue_add_many",
+    "shuffle_queue_remove_many",
+    "hand_start",
+    "hand_deal",
+    "hand_draw",
+    "hand_end",
 ];
 
 #[test]
@@ -170,6 +177,52 @@ fn an_upgraded_cluster_keeps_every_row_the_numbering_and_every_function() {
     check_the_desks_and_a_queue_go_on(&mut client, next_game);
     check_the_seeded_queue_goes_on(&mut client);
     check_the_albums_and_the_version(&mut client);
+    check_a_hand_and_a_rescan(&mut client);
+}
+
+/// The writers of card rooms and of a library rescan, after the upgrade: a blackjack shoe
+/// burns, opens, draws and ends; a queue takes tracks and gives them back in one call each.
+fn check_a_hand_and_a_rescan(client: &mut Client) {
+    let hand = value(client, "SELECT hand_start(3, 'blackjack', 2, decks => 1)");
+    for (sql, want) in [
+        (
+            format!("SELECT dealt_stage || ' ' || cards FROM hand_deal({hand})"),
+            "burn 1",
+        ),
+        (
+            format!("SELECT dealt_stage || ' ' || cards FROM hand_deal({hand})"),
+            "play 0",
+        ),
+        (
+            format!("SELECT cards || ' ' || cards_left FROM hand_draw({hand}, 1, 2)"),
+            "2 49",
+        ),
+        (format!("SELECT hand_end({hand})::text"), ""),
+        (
+            format!("SELECT count(*)::text FROM room_card WHERE hand_id = {hand}"),
+            "3",
+        ),
+    ] {
+        assert_eq!(value(client, &sql), want, "{sql}");
+    }
+    let queue = value(
+        client,
+        "SELECT shuffle_queue_create(ARRAY[1, 2, 3]::bigint[])",
+    );
+    assert_eq!(
+        value(
+            client,
+            &format!("SELECT shuffle_queue_add_many({queue}, ARRAY[10, 11]::bigint[])")
+        ),
+        "5"
+    );
+    assert_eq!(
+        value(
+            client,
+            &format!("SELECT shuffle_queue_remove_many({queue}, ARRAY[1, 10]::bigint[])")
+        ),
+        "3"
+    );
 }
 
 /// What the server's token is read with.

@@ -177,7 +177,7 @@ fn check_the_sequences_are_set_from_the_data(subscriber: &mut postgres::Client, 
         subscriber,
         "SELECT sequence::text, largest_id::text, next_id::text FROM dealcards_sync_sequences()",
     );
-    assert_eq!(set.len(), 3, "{set:?}");
+    assert_eq!(set.len(), 4, "{set:?}");
     assert_eq!(
         set[0],
         vec![

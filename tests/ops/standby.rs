@@ -16,7 +16,8 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 32] = [
+const READS: [(&str, &str); 33] = [
+    ("room_kinds", "SELECT string_agg(kind, ' ' ORDER BY kind) FROM room_kinds()"),
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     (
@@ -98,7 +99,19 @@ const READS: [(&str, &str); 32] = [
 ];
 
 /// The functions that write, each called once where it would write.
-const WRITES: [(&str, &str); 24] = [
+const WRITES: [(&str, &str); 30] = [
+    ("hand_start", "SELECT hand_start(1, 'holdem', 2)"),
+    ("hand_deal", "SELECT * FROM hand_deal(1)"),
+    ("hand_draw", "SELECT * FROM hand_draw(1, 1, 1)"),
+    ("hand_end", "SELECT hand_end(1)"),
+    (
+        "shuffle_queue_add_many",
+        "SELECT shuffle_queue_add_many((SELECT min(queue_id) FROM shuffle_queue), ARRAY[1001, 1002]::bigint[])",
+    ),
+    (
+        "shuffle_queue_remove_many",
+        "SELECT shuffle_queue_remove_many((SELECT min(queue_id) FROM shuffle_queue), ARRAY[1]::bigint[])",
+    ),
     ("deal_cards", "SELECT deal_cards(1)"),
     ("fair_mode_on", "SELECT fair_mode_on(2)"),
     ("fair_mode_off", "SELECT * FROM fair_mode_off(10)"),

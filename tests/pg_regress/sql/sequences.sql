@@ -76,7 +76,7 @@ SELECT * FROM dealcards_sync_sequences();
 RESET ROLE;
 SELECT last_value, is_called FROM note_note_id_seq;
 -- With UPDATE on every sequence but without SELECT on one of the tables: 42501 too.
-GRANT UPDATE ON SEQUENCE shuffle_queue_id_seq TO regress_sync_reader;
+GRANT UPDATE ON SEQUENCE shuffle_queue_id_seq, room_hand_hand_id_seq TO regress_sync_reader;
 REVOKE SELECT ON shuffle_queue_play FROM regress_sync_reader;
 SET ROLE regress_sync_reader;
 SELECT * FROM dealcards_sync_sequences();
