@@ -191,7 +191,9 @@ fn every_key_includes_the_distribution_column() {
     // What ALTER TABLE set on the node's tables (docs/operations.md): each node keeps its own;
     // and the server's token that rounds record, a reference table of the coordinator's row.
     let own = ["dealcards_table_setting", "dealcards_instance"];
-    for table in own {
+    // Card rooms' hands stay on the coordinator, not distributed (docs/card_rooms.md).
+    let hands = ["room_hand", "room_card", "room_hand_key"];
+    for table in own.into_iter().chain(hands) {
         expected.insert(table.into(), None);
     }
     assert_eq!(

@@ -575,3 +575,58 @@ fn step_queues_on_their_shards(c: &mut Client, workers: &[Node], listener: i64) 
     }
     queues
 }
+
+/// A library rescan on the cluster: the bulk queue edits are refused (0A000) with a hint, and
+/// change nothing; the tracks go one at a time, each a single-shard call.
+#[test]
+fn a_library_rescan_is_refused_and_goes_one_track_at_a_time() {
+    let mut c = distributed();
+    let _topology = same_topology();
+    let queue: i64 = c
+        .query_one(
+            "SELECT shuffle_queue_create(ARRAY(SELECT generate_series(1, 30)::bigint))",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    for sql in [
+        format!("SELECT shuffle_queue_add_many({queue}, '{{101,102}}'::bigint[])"),
+        format!(
+            "SELECT shuffle_queue_add_many({queue}, '{{101,102}}'::bigint[], '{{1,2}}'::int[])"
+        ),
+        format!("SELECT shuffle_queue_remove_many({queue}, '{{1,2}}'::bigint[])"),
+    ] {
+        let e = c.batch_execute(&sql).unwrap_err();
+        let db = e.as_db_error().unwrap_or_else(|| panic!("{sql}: {e}"));
+        assert_eq!(db.code().code(), "0A000", "{sql}: {}", db.message());
+        let said = format!("{} {}", db.detail().unwrap_or(""), db.hint().unwrap_or(""));
+        assert!(said.contains("one at a time"), "{sql}: {said}");
+    }
+    let workers = active_workers(&mut c);
+    let on = holder(&mut c, "shuffle_queue", queue);
+    let (mut traced, notices) = traced_coordinator();
+    for (sql, call) in [
+        (
+            format!("SELECT shuffle_queue_add({queue}, 101)"),
+            "shuffle_queue_add(",
+        ),
+        (
+            format!("SELECT shuffle_queue_remove({queue}, 1)"),
+            "shuffle_queue_remove(",
+        ),
+    ] {
+        check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
+    }
+    let tracks: Vec<i64> = c
+        .query(
+            &format!(
+                "SELECT track FROM shuffle_queue_track WHERE queue_id = {queue} ORDER BY track"
+            ),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(tracks, (2..=30).chain([101]).collect::<Vec<i64>>());
+}

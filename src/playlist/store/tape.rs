@@ -53,6 +53,10 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
 
     /// Rows of shuffle_queue_track at positions `front`, `front + 1`, ... holding `tracks`.
     pub fn insert_tape_at(&mut self, front: i64, tracks: Vec<i64>) {
+        if tracks.is_empty() {
+            // As in shift_tracks: no empty array is bound.
+            return;
+        }
         self.run(
             "INSERT INTO @extschema@.shuffle_queue_track (queue_id, position, track) \
              SELECT $1, $2 OPERATOR(pg_catalog.+) t.ordinality OPERATOR(pg_catalog.-) 1, t.track \
@@ -80,6 +84,13 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
 
     /// Runs a history shift (`SHIFT_DOWN` or `SHIFT_UP`) of the rows between `from` and `to`.
     fn shift_tracks(&mut self, sql: &'static str, from: i64, to: i64, tracks: Vec<i64>) {
+        // Nothing to move (the hole at the edge of the history). Not bound as an empty array
+        // either: pgrx gives an empty Vec one dimension of length 0, which PostgreSQL's own
+        // empty array never has, and which Citus, printing the parameter into the statement it
+        // sends a shard, does not survive.
+        if tracks.is_empty() {
+            return;
+        }
         let count = tracks.len();
         let shifted = self.run(
             sql,
