@@ -219,6 +219,8 @@ mod tests {
             "shuffle_queue_add(bigint,bigint):vtrueu \
              shuffle_queue_add(bigint,bigint,integer):vtrueu \
              shuffle_queue_add(bigint,bigint,text,text):vfalseu \
+             shuffle_queue_add_many(bigint,bigint[]):vtrueu \
+             shuffle_queue_add_many(bigint,bigint[],integer[]):vtrueu \
              shuffle_queue_clear_up_next(bigint):vtrueu \
              shuffle_queue_create(bigint[],text,integer):vfalseu \
              shuffle_queue_current(bigint):vtruer shuffle_queue_drop(bigint):vtrueu \
@@ -229,7 +231,8 @@ mod tests {
              shuffle_queue_play_later(bigint,bigint[]):vtrueu \
              shuffle_queue_play_next(bigint,bigint[]):vtrueu \
              shuffle_queue_played(bigint,integer,integer):vtruer shuffle_queue_prev(bigint):vtrueu \
-             shuffle_queue_remove(bigint,bigint):vtrueu shuffle_queue_restore(jsonb):vtrueu \
+             shuffle_queue_remove(bigint,bigint):vtrueu \
+             shuffle_queue_remove_many(bigint,bigint[]):vtrueu shuffle_queue_restore(jsonb):vtrueu \
              shuffle_queue_save(bigint):vtrueu shuffle_queue_skip(bigint):vtrueu \
              shuffle_queue_skip_when_shuffling(bigint,bigint,boolean):vtrueu \
              shuffle_queue_up_next(bigint):vtrueu \
