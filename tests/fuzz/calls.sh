@@ -339,7 +339,7 @@ statement() {
     88) e="(SELECT count(*) FROM shuffle_queue_played($(pick any_queues), $(pick ints), $(pick ints 2)))" ;;
     89) e="(SELECT count(*) FROM shuffle_queue_now($(pick any_queues), $(pick ints)))" ;;
     90) e="shuffle_queue_add_many($(pick any_queues), $(pick tracks "ARRAY[7, 8]::bigint[]"))" ;;
-    91) e="shuffle_queue_add_many($(pick any_queues "$weighted_queue"), $(pick tracks "ARRAY[7, 8]::bigint[]"), $(pick weights))" ;;
+    91) e="shuffle_queue_add_many($(pick any_queues "$weighted_queue"), $(pick tracks "ARRAY[900001, 900002]::bigint[]"), $(pick weights "'{1,2}'::int[]"))" ;;
     92) e="shuffle_queue_remove_many($(pick any_queues), $(pick tracks "ARRAY[2]::bigint[]"))" ;;
   esac
   resolve "${statement:-SELECT $e IS NULL;}"
