@@ -22,30 +22,11 @@ fn shuffle_queue_upcoming(
     after: default!(i32, 0),
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> TableIterator<'static, (name!(place, i64), name!(track, i64), name!(source, String))> {
-    if n < 0 || after < 0 {
-        raise(Error::invalid(format!(
-            "n and after must be 0 or more (n is {n}, after {after})"
-        )));
-    }
-    let wanted = n as i64 + after as i64;
-    if wanted > MAX_AHEAD {
-        raise(Error::new(
-            ErrorKind::TooLarge,
-            format!("a queue looks at most {MAX_AHEAD} tracks ahead (after + n is {wanted})"),
-        ));
-    }
+    let wanted = check_page(n, after, "ahead");
     crate::refuse_on_standby("draw a shuffle queue's tracks ahead");
     let schema = ExtensionSchema::of(fcinfo);
     let tracks = Spi::connect_mut(|client| {
-        let mut store = QueueStore::new(client, &schema, queue_id);
-        if store.layout != Layout::Current {
-            raise(Error::new(
-                ErrorKind::NotReady,
-                "the queue tables are those of an earlier release: ALTER EXTENSION dealcards \
-                 UPDATE adds the table that keeps the tracks drawn ahead",
-            ));
-        }
-        store.albums = true;
+        let mut store = ahead_store(client, &schema, queue_id);
         let mut state = store.load(true);
         store.keeps_ahead = true;
         if store.extra.album_place.is_some() {
@@ -59,4 +40,41 @@ fn shuffle_queue_upcoming(
         .map(|(i, (track, source))| (after as i64 + i as i64 + 1, track, source.to_string()))
         .collect();
     TableIterator::new(rows)
+}
+
+/// Refuses a page `after + 1 ..= after + n` of the tracks `direction` (ahead, or back): 22023
+/// for a negative count, 54000 beyond `MAX_AHEAD`. Returns `after + n`.
+pub(super) fn check_page(n: i32, after: i32, direction: &str) -> i64 {
+    if n < 0 || after < 0 {
+        raise(Error::invalid(format!(
+            "n and after must be 0 or more (n is {n}, after {after})"
+        )));
+    }
+    let wanted = n as i64 + after as i64;
+    if wanted > MAX_AHEAD {
+        raise(Error::new(
+            ErrorKind::TooLarge,
+            format!("a queue looks at most {MAX_AHEAD} tracks {direction} (after + n is {wanted})"),
+        ));
+    }
+    wanted
+}
+
+/// The queue's store for a look ahead, queues of albums included: refuses (55000) the tables of
+/// a release before the one that keeps the tracks drawn ahead.
+pub(super) fn ahead_store<'a, 'conn>(
+    client: &'a mut pgrx::spi::SpiClient<'conn>,
+    schema: &'a ExtensionSchema,
+    queue_id: i64,
+) -> QueueStore<'a, 'conn> {
+    let mut store = QueueStore::new(client, schema, queue_id);
+    if store.layout != Layout::Current {
+        raise(Error::new(
+            ErrorKind::NotReady,
+            "the queue tables are those of an earlier release: ALTER EXTENSION dealcards \
+             UPDATE adds the table that keeps the tracks drawn ahead",
+        ));
+    }
+    store.albums = true;
+    store
 }

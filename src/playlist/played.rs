@@ -8,26 +8,10 @@ use crate::raise;
 use crate::statements::ExtensionSchema;
 use dealcards_core::error::{Error, ErrorKind};
 
+use super::ahead::{ahead_store, check_page};
 use super::albums::{album_current, album_upcoming};
 use super::press::{upcoming, MAX_AHEAD};
-use super::store::{HistoryPage, Layout, QueueStore, State};
-
-/// Refuses a page `after + 1 ..= after + n` as shuffle_queue_upcoming does: 22023 for a
-/// negative count, 54000 beyond `MAX_AHEAD`.
-fn check_page(n: i32, after: i32) {
-    if n < 0 || after < 0 {
-        raise(Error::invalid(format!(
-            "n and after must be 0 or more (n is {n}, after {after})"
-        )));
-    }
-    let wanted = n as i64 + after as i64;
-    if wanted > MAX_AHEAD {
-        raise(Error::new(
-            ErrorKind::TooLarge,
-            format!("a queue looks at most {MAX_AHEAD} tracks back (after + n is {wanted})"),
-        ));
-    }
-}
+use super::store::{HistoryPage, QueueStore, State};
 
 /// Refuses a count of tracks ahead as shuffle_queue_upcoming does: 22023 for a negative one,
 /// 54000 beyond `MAX_AHEAD`.
@@ -135,7 +119,7 @@ fn shuffle_queue_played(
         name!(place, i64),
     ),
 > {
-    check_page(n, after);
+    check_page(n, after, "back");
     let schema = ExtensionSchema::of(fcinfo);
     let page = Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);
@@ -216,15 +200,7 @@ fn shuffle_queue_now(
     crate::refuse_on_standby("draw a shuffle queue's tracks ahead");
     let schema = ExtensionSchema::of(fcinfo);
     let now = Spi::connect_mut(|client| {
-        let mut store = QueueStore::new(client, &schema, queue_id);
-        if store.layout != Layout::Current {
-            raise(Error::new(
-                ErrorKind::NotReady,
-                "the queue tables are those of an earlier release: ALTER EXTENSION dealcards \
-                 UPDATE adds the table that keeps the tracks drawn ahead",
-            ));
-        }
-        store.albums = true;
+        let mut store = ahead_store(client, &schema, queue_id);
         now_of(&mut store, n as usize)
     });
     let (tracks, sources): (Vec<i64>, Vec<String>) = (now.next.into_iter())
