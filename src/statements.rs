@@ -110,7 +110,15 @@ pub fn relation_owner(relid: pg_sys::Oid) -> Option<pg_sys::Oid> {
 /// reads is prepared both ways when both a reader and a writer run it).
 struct Plans {
     schema: ExtensionSchema,
-    by_sql: HashMap<Key, Rc<OwnedPreparedStatement>>,
+    by_sql: HashMap<Key, Kept>,
+}
+
+/// A kept plan, and for a statement with a `/*citus:` condition ([`on_citus`]) whether it was
+/// prepared with Citus in the database: such a plan is prepared again when Citus comes or goes.
+/// Other statements never ask.
+struct Kept {
+    plan: Rc<OwnedPreparedStatement>,
+    citus: Option<bool>,
 }
 
 /// A statement's text by its place in the program's read-only memory: its address and its
@@ -155,7 +163,11 @@ fn plan(
     writes: bool,
 ) -> Rc<OwnedPreparedStatement> {
     let kept = PLANS.with_borrow_mut(|plans| match plans {
-        Some(plans) if plans.schema == *schema => plans.by_sql.get(&key(sql, writes)).cloned(),
+        Some(plans) if plans.schema == *schema => plans
+            .by_sql
+            .get(&key(sql, writes))
+            .filter(|kept| kept.citus.is_none_or(|c| c == crate::citus::present()))
+            .map(|kept| kept.plan.clone()),
         _ => {
             // First use, or the schema was renamed (or the extension recreated elsewhere).
             *plans = Some(Plans {
@@ -168,7 +180,11 @@ fn plan(
     if let Some(plan) = kept {
         return plan;
     }
-    let text = sql.replace("@extschema@", &schema.quoted);
+    let citus = sql.contains(CITUS).then(crate::citus::present);
+    let text = on_citus(
+        &sql.replace("@extschema@", &schema.quoted),
+        citus.unwrap_or(false),
+    );
     let types: Vec<PgOid> = args.iter().map(|a| PgOid::from(a.oid())).collect();
     let prepared = if writes {
         client.prepare_mut(&text, &types)
@@ -182,10 +198,44 @@ fn plan(
     );
     PLANS.with_borrow_mut(|plans| {
         if let Some(plans) = plans.as_mut().filter(|p| p.schema == *schema) {
-            plans.by_sql.insert(key(sql, writes), plan.clone());
+            let kept = Kept {
+                plan: plan.clone(),
+                citus,
+            };
+            plans.by_sql.insert(key(sql, writes), kept);
         }
     });
     plan
+}
+
+/// Where a condition only Citus needs begins ([`on_citus`]).
+const CITUS: &str = "/*citus:";
+
+/// A statement's text as this database runs it: a comment `/*citus: ... */` is a condition
+/// that only Citus needs, and becomes part of the statement in a database with Citus. Citus
+/// sends a statement to one shard only when it names the distribution column's value as
+/// `column = value`; a statement that reaches its rows through an array key alone
+/// (`ARRAY[queue_id, track] = ARRAY[$1, $2]`) would run on every shard of its table, and a
+/// worker running a call would become the coordinator of a distributed transaction. Without
+/// Citus the condition stays a comment: the plain condition would let the planner take
+/// another index on its leading column whatever the statistics say.
+fn on_citus(text: &str, citus: bool) -> String {
+    const OPEN: &str = CITUS;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let inner = &rest[start + OPEN.len()..];
+        let end = inner
+            .find("*/")
+            .unwrap_or_else(|| pgrx::error!("dealcards: an unclosed /*citus: comment in {text}"));
+        if citus {
+            out.push_str(&inner[..end]);
+        }
+        rest = &inner[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs `sql` (a statement written with `@extschema@` for the extension's schema and only
@@ -282,7 +332,19 @@ impl Column {
 
 #[cfg(test)]
 mod tests {
-    use super::key;
+    use super::{key, on_citus};
+
+    /// A `/*citus:` comment is a condition with Citus and a comment without.
+    #[test]
+    fn citus_conditions_are_comments_without_citus() {
+        let sql = "SELECT 1 WHERE a = $2 /*citus: AND q = $1 */ AND b = 2 /*citus:AND c*/";
+        assert_eq!(on_citus(sql, false), "SELECT 1 WHERE a = $2  AND b = 2 ");
+        assert_eq!(
+            on_citus(sql, true),
+            "SELECT 1 WHERE a = $2  AND q = $1  AND b = 2 AND c"
+        );
+        assert_eq!(on_citus("SELECT 1", true), "SELECT 1");
+    }
 
     /// A statement and a prefix of it begin at the same address: their keys differ by length.
     #[test]

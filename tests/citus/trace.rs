@@ -210,6 +210,64 @@ pub fn check_single_shard_of(
             !log.contains(&format!("PREPARE TRANSACTION 'citus_0_{pid}_")),
             "{sql}: {worker:?} prepared a transaction:\n{log}"
         );
+        if *worker == on {
+            let spread = shards_touched(log, &carrying[0].0);
+            assert!(
+                spread.values().all(|shards| shards.len() == 1),
+                "{sql}: the call read or wrote more than one shard of a table on {worker:?} \
+                 (a statement without its distribution key): {spread:?}\n{log}"
+            );
+        }
     }
     commands
+}
+
+/// The shards (table name to shard ids) named by what the backend that ran `call` logged in
+/// `log`: a call routed to one shard group names one shard of each table; a statement inside it
+/// that lacks the distribution key is sent to every shard of its table.
+fn shards_touched(log: &str, call: &str) -> BTreeMap<String, BTreeSet<String>> {
+    // Lines start "<date> <time> UTC [<pid>] <db> ..."; a statement's further lines have no prefix.
+    let pid_of = |line: &str| -> Option<String> {
+        let open = line.find(" [")?;
+        let close = line[open..].find("] ")? + open;
+        let pid = &line[open + 2..close];
+        (line.starts_with("20") && pid.chars().all(|c| c.is_ascii_digit())).then(|| pid.to_string())
+    };
+    let mut current = None;
+    let mut by_pid: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for line in log.lines() {
+        if let Some(pid) = pid_of(line) {
+            current = Some(pid);
+        }
+        if let Some(pid) = &current {
+            by_pid.entry(pid.clone()).or_default().push(line);
+        }
+    }
+    let mut touched: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for lines in by_pid.values() {
+        if !lines.iter().any(|l| l.contains(call)) {
+            continue;
+        }
+        for line in lines {
+            for name in line.split("public.").skip(1) {
+                let name: String = name
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if let Some((table, shard)) = name.rsplit_once('_') {
+                    if shard.len() >= 4 && shard.chars().all(|c| c.is_ascii_digit()) {
+                        touched
+                            .entry(table.to_string())
+                            .or_default()
+                            .insert(shard.to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        !touched.is_empty() || !log.contains(call),
+        "no shard named in the log of the backend that ran {call}:\n{log}"
+    );
+    touched
 }

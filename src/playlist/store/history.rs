@@ -21,7 +21,9 @@ pub struct HistoryPage {
 /// The queue row and, in the same statement, the history rows before the play position: a
 /// plain queue's newest pick is the tape's last position, a spread queue's the last of its
 /// history; the history is the `history` positions up to it, the play position `behind`
-/// before it. Each row is reached by the key (queue_id, position), newest first.
+/// before it. Each row is reached by the key (queue_id, position), newest first. Both tables
+/// name the queue as `$1`: Citus sends a statement to one shard group only when each table in it
+/// is filtered by the distribution column's value.
 const HISTORY_PAGE: &str =
     "SELECT q.mode, q.tracks, q.front, q.behind, q.pass, q.pass_left, h.track \
        FROM @extschema@.shuffle_queue q \
@@ -30,7 +32,7 @@ const HISTORY_PAGE: &str =
                                         ELSE q.front OPERATOR(pg_catalog.+) q.tracks END) \
                                   OPERATOR(pg_catalog.-) 1 AS newest) n \
        LEFT JOIN LATERAL (SELECT t.position, t.track FROM @extschema@.shuffle_queue_track t \
-              WHERE t.queue_id OPERATOR(pg_catalog.=) q.queue_id \
+              WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
                 AND t.position OPERATOR(pg_catalog.>) (n.newest OPERATOR(pg_catalog.-) q.history) \
                 AND t.position OPERATOR(pg_catalog.<) (n.newest OPERATOR(pg_catalog.-) q.behind) \
               ORDER BY t.position DESC OFFSET $2 LIMIT $3) h ON true \

@@ -158,7 +158,7 @@ impl Tape for QueueStore<'_, '_> {
         // Through shuffle_queue_track_track, the only index the array names.
         let table = self.run_ids(
             "SELECT position FROM @extschema@.shuffle_queue_track \
-              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2]",
+              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2] /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */",
             &[track],
         );
         first_value(table)

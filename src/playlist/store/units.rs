@@ -218,7 +218,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
         let name = name?;
         let table = self.run(
             "SELECT unit_id FROM @extschema@.shuffle_queue_unit \
-              WHERE ARRAY[queue_id, parent] OPERATOR(pg_catalog.=) ARRAY[$1, $2] \
+              WHERE ARRAY[queue_id, parent] OPERATOR(pg_catalog.=) ARRAY[$1, $2] /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */ \
                 AND name OPERATOR(pg_catalog.=) $3::text",
             &[self.queue_id.into(), parent.into(), name],
         );
@@ -295,7 +295,7 @@ impl Groups for QueueStore<'_, '_> {
               WHERE ARRAY[queue_id, parent, target, unit_id] OPERATOR(pg_catalog.>) ARRAY[$1, $2, $3, $4] \
                 AND ARRAY[queue_id, parent, target, unit_id] \
                     OPERATOR(pg_catalog.<) ARRAY[$1, $2 OPERATOR(pg_catalog.+) 1] \
-                AND size OPERATOR(pg_catalog.>) 0 \
+                AND size OPERATOR(pg_catalog.>) 0 /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */ \
               ORDER BY ARRAY[queue_id, parent, target, unit_id] LIMIT 16",
             &[parent, after.0, after.1],
         );
@@ -314,7 +314,7 @@ impl Groups for QueueStore<'_, '_> {
                     OPERATOR(pg_catalog.<) ARRAY[$1, $2, $3, $4, $5] \
                 AND ARRAY[queue_id, parent, pass, to_place, unit_id] \
                     OPERATOR(pg_catalog.>) ARRAY[$1, $2, $3] \
-                AND to_place OPERATOR(pg_catalog.>) 0 \
+                AND to_place OPERATOR(pg_catalog.>) 0 /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */ \
               ORDER BY ARRAY[queue_id, parent, pass, to_place, unit_id] DESC LIMIT 16",
             &[parent, pass, before.0, before.1],
         );
@@ -520,7 +520,7 @@ impl Groups for QueueStore<'_, '_> {
     fn find(&mut self, track: i64) -> Option<(i64, u64)> {
         let table = self.run_ids(
             "SELECT unit_id, slot FROM @extschema@.shuffle_queue_member \
-              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2]",
+              WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2] /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */",
             &[track],
         );
         if table.is_empty() {

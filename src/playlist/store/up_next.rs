@@ -92,7 +92,7 @@ impl<'a, 'conn> QueueStore<'a, 'conn> {
             ),
             Some(track) => self.run_ids(
                 "DELETE FROM @extschema@.shuffle_queue_up_next \
-                  WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2] \
+                  WHERE ARRAY[queue_id, track] OPERATOR(pg_catalog.=) ARRAY[$1, $2] /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */ \
                  RETURNING track",
                 &[track],
             ),
