@@ -203,7 +203,10 @@ fn steps(client: &mut Client, kinds: &[(&str, &str)]) -> Vec<(String, i64)> {
 
 /// How many calls [`steps`] makes on the large queues of `kinds`.
 fn every_call(kinds: &[(&str, &str)]) -> usize {
-    kinds.iter().map(|(kind, _)| calls(kind, TRACKS).len()).sum()
+    kinds
+        .iter()
+        .map(|(kind, _)| calls(kind, TRACKS).len())
+        .sum()
 }
 
 #[test]

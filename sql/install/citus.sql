@@ -127,7 +127,10 @@ BEGIN
             (23, 'shuffle_queue_upcoming(bigint, integer, integer)', 'shuffle_queue'),
             (24, 'shuffle_queue_skip(bigint)', 'shuffle_queue'),
             (25, 'shuffle_queue_played(bigint, integer, integer)', 'shuffle_queue'),
-            (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue')
+            (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue'),
+            (27, 'shuffle_queue_add_many(bigint, bigint[])', 'shuffle_queue'),
+            (28, 'shuffle_queue_add_many(bigint, bigint[], integer[])', 'shuffle_queue'),
+            (29, 'shuffle_queue_remove_many(bigint, bigint[])', 'shuffle_queue')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

@@ -88,14 +88,6 @@ fn change_plain(
     f: impl FnOnce(&mut QueueStore, &mut Queue),
 ) -> i64 {
     crate::refuse_on_standby("change a shuffle queue");
-    if crate::citus::present() {
-        pgrx::ereport!(
-            ERROR,
-            crate::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            format!("{call} is not supported in a database with Citus"),
-            "Add or remove the tracks one at a time (shuffle_queue_add, shuffle_queue_remove): each is one single-shard call on the queue's worker."
-        );
-    }
     let schema = ExtensionSchema::of(fcinfo);
     Spi::connect_mut(|client| {
         let mut store = QueueStore::new(client, &schema, queue_id);

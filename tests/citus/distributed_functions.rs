@@ -13,15 +13,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 21] = [
-    (
-        "shuffle_queue_add_many",
-        "refused (0A000) in a database with Citus: the tracks go one at a time there",
-    ),
-    (
-        "shuffle_queue_remove_many",
-        "refused (0A000) in a database with Citus, as shuffle_queue_add_many",
-    ),
+const NOT_DISTRIBUTED: [(&str, &str); 19] = [
     (
         "hand_start",
         "card rooms' tables (room_hand, room_card, room_hand_key) are not distributed: the hands \

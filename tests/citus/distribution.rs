@@ -8,7 +8,7 @@ use postgres::Client;
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
-pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 26] = [
+pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 29] = [
     ("deal_cards(integer)", "desk"),
     (
         "fair_mode_on(integer,integer[],boolean,bigint,interval)",
@@ -53,6 +53,15 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 26] = [
         "shuffle_queue",
     ),
     ("shuffle_queue_now(bigint,integer)", "shuffle_queue"),
+    ("shuffle_queue_add_many(bigint,bigint[])", "shuffle_queue"),
+    (
+        "shuffle_queue_add_many(bigint,bigint[],integer[])",
+        "shuffle_queue",
+    ),
+    (
+        "shuffle_queue_remove_many(bigint,bigint[])",
+        "shuffle_queue",
+    ),
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.

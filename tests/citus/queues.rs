@@ -576,57 +576,82 @@ fn step_queues_on_their_shards(c: &mut Client, workers: &[Node], listener: i64) 
     queues
 }
 
-/// A library rescan on the cluster: the bulk queue edits are refused (0A000) with a hint, and
-/// change nothing; the tracks go one at a time, each a single-shard call.
+/// A library rescan on the cluster: each bulk queue edit is one single-shard call on the
+/// queue's worker, and leaves the tracks it says, a weighted queue's with their weights.
 #[test]
-fn a_library_rescan_is_refused_and_goes_one_track_at_a_time() {
+fn a_library_rescan_is_one_single_shard_call() {
     let mut c = distributed();
     let _topology = same_topology();
-    let queue: i64 = c
+    let plain: i64 = c
         .query_one(
             "SELECT shuffle_queue_create(ARRAY(SELECT generate_series(1, 30)::bigint))",
             &[],
         )
         .unwrap()
         .get(0);
-    for sql in [
-        format!("SELECT shuffle_queue_add_many({queue}, '{{101,102}}'::bigint[])"),
-        format!(
-            "SELECT shuffle_queue_add_many({queue}, '{{101,102}}'::bigint[], '{{1,2}}'::int[])"
-        ),
-        format!("SELECT shuffle_queue_remove_many({queue}, '{{1,2}}'::bigint[])"),
-    ] {
-        let e = c.batch_execute(&sql).unwrap_err();
-        let db = e.as_db_error().unwrap_or_else(|| panic!("{sql}: {e}"));
-        assert_eq!(db.code().code(), "0A000", "{sql}: {}", db.message());
-        let said = format!("{} {}", db.detail().unwrap_or(""), db.hint().unwrap_or(""));
-        assert!(said.contains("one at a time"), "{sql}: {said}");
-    }
+    let weighted: i64 = c
+        .query_one(
+            "SELECT shuffle_queue_new(ARRAY(SELECT generate_series(1, 30)::bigint), 'random', \
+                    weights => array_fill(1, ARRAY[30]))",
+            &[],
+        )
+        .unwrap()
+        .get(0);
     let workers = active_workers(&mut c);
-    let on = holder(&mut c, "shuffle_queue", queue);
     let (mut traced, notices) = traced_coordinator();
-    for (sql, call) in [
+    for (queue, sql) in [
         (
-            format!("SELECT shuffle_queue_add({queue}, 101)"),
-            "shuffle_queue_add(",
+            plain,
+            format!("SELECT shuffle_queue_add_many({plain}, '{{101,102}}'::bigint[])"),
         ),
         (
-            format!("SELECT shuffle_queue_remove({queue}, 1)"),
-            "shuffle_queue_remove(",
+            plain,
+            format!("SELECT shuffle_queue_remove_many({plain}, '{{1,2,3}}'::bigint[])"),
+        ),
+        (
+            weighted,
+            format!(
+                "SELECT shuffle_queue_add_many({weighted}, '{{101,102}}'::bigint[], '{{5,7}}'::int[])"
+            ),
+        ),
+        (
+            weighted,
+            format!("SELECT shuffle_queue_remove_many({weighted}, '{{1,2,3}}'::bigint[])"),
         ),
     ] {
-        check_single_shard(&mut traced, &notices, &workers, &sql, call, on);
+        let on = holder(&mut c, "shuffle_queue", queue);
+        let call = sql[7..sql.find('(').unwrap() + 1].to_string();
+        check_single_shard(&mut traced, &notices, &workers, &sql, &call, on);
     }
-    let tracks: Vec<i64> = c
+    for queue in [plain, weighted] {
+        let tracks: Vec<i64> = c
+            .query(
+                &format!(
+                    "SELECT track FROM shuffle_queue_track WHERE queue_id = {queue} ORDER BY track"
+                ),
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(
+            tracks,
+            (4..=30).chain([101, 102]).collect::<Vec<i64>>(),
+            "queue {queue}"
+        );
+    }
+    let weights: Vec<(i64, i32)> = c
         .query(
             &format!(
-                "SELECT track FROM shuffle_queue_track WHERE queue_id = {queue} ORDER BY track"
+                "SELECT track, weight FROM shuffle_queue_weight \
+                  WHERE queue_id = {weighted} AND track > 100 ORDER BY track"
             ),
             &[],
         )
         .unwrap()
         .iter()
-        .map(|r| r.get(0))
+        .map(|r| (r.get(0), r.get(1)))
         .collect();
-    assert_eq!(tracks, (2..=30).chain([101]).collect::<Vec<i64>>());
+    assert_eq!(weights, [(101, 5), (102, 7)]);
 }

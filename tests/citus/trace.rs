@@ -134,7 +134,7 @@ pub fn check_single_shard(
 ) -> Vec<(String, i32)> {
     check_single_shard_of(c, notices, workers, sql, call, on, |c| {
         c.batch_execute(sql)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            .unwrap_or_else(|e| panic!("{sql}: {e:?}"));
     })
 }
 
@@ -211,15 +211,20 @@ pub fn check_single_shard_of(
             "{sql}: {worker:?} prepared a transaction:\n{log}"
         );
         if *worker == on {
-            let spread = shards_touched(log, &carrying[0].0);
-            assert!(
-                spread.values().all(|shards| shards.len() == 1),
-                "{sql}: the call read or wrote more than one shard of a table on {worker:?} \
-                 (a statement without its distribution key): {spread:?}\n{log}"
-            );
+            check_one_shard_each(sql, worker, log, &carrying[0].0);
         }
     }
     commands
+}
+
+/// On the worker that ran `call`: what its backend ran named one shard of each table.
+fn check_one_shard_each(sql: &str, worker: &Node, log: &str, call: &str) {
+    let spread = shards_touched(log, call);
+    assert!(
+        spread.values().all(|shards| shards.len() == 1),
+        "{sql}: the call read or wrote more than one shard of a table on {worker:?} \
+         (a statement without its distribution key): {spread:?}\n{log}"
+    );
 }
 
 /// The shards (table name to shard ids) named by what the backend that ran `call` logged in

@@ -210,7 +210,8 @@ impl QueueStore<'_, '_> {
                                AND s.track OPERATOR(pg_catalog.=) i.track) AS skipped \
                FROM pg_catalog.unnest($2::pg_catalog.int8[]) WITH ORDINALITY AS i (track, n) \
               WHERE EXISTS (SELECT FROM @extschema@.shuffle_queue_track t \
-                             WHERE ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track]) \
+                             WHERE ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track] \
+                               /*citus: AND t.queue_id OPERATOR(pg_catalog.=) $1 */) \
                  OR EXISTS (SELECT FROM @extschema@.shuffle_queue_skipped s \
                              WHERE s.queue_id OPERATOR(pg_catalog.=) $1 \
                                AND s.track OPERATOR(pg_catalog.=) i.track) \
@@ -243,6 +244,7 @@ impl QueueStore<'_, '_> {
             "SELECT x.position, x.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
                     LATERAL (SELECT t.position, t.track FROM @extschema@.shuffle_queue_track t \
                               WHERE ARRAY[t.queue_id, t.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track] \
+                               /*citus: AND t.queue_id OPERATOR(pg_catalog.=) $1 */ \
                              OFFSET 0) AS x",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
