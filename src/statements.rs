@@ -226,9 +226,11 @@ fn on_citus(text: &str, citus: bool) -> String {
     while let Some(start) = rest.find(OPEN) {
         out.push_str(&rest[..start]);
         let inner = &rest[start + OPEN.len()..];
-        let end = inner
-            .find("*/")
-            .unwrap_or_else(|| pgrx::error!("dealcards: an unclosed /*citus: comment in {text}"));
+        // An unclosed comment stays as it is: preparing the statement then fails on it.
+        let Some(end) = inner.find("*/") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
         if citus {
             out.push_str(&inner[..end]);
         }
@@ -344,6 +346,7 @@ mod tests {
             "SELECT 1 WHERE a = $2  AND q = $1  AND b = 2 AND c"
         );
         assert_eq!(on_citus("SELECT 1", true), "SELECT 1");
+        assert_eq!(on_citus("SELECT 1 /*citus: x", true), "SELECT 1 /*citus: x");
     }
 
     /// A statement and a prefix of it begin at the same address: their keys differ by length.
