@@ -959,7 +959,7 @@ AS 'MODULE_PATHNAME', 'shuffle_queue_remove_many_wrapper';
 -- ---------------------------------------------------------------------------------------------
 -- Card rooms: hands dealt in stages from a hidden deck (docs/card_rooms.md). The tables, their
 -- row security and policy as in sql/install/rooms.sql, and the functions room_kinds, hand_start,
--- hand_deal, hand_draw and hand_end.
+-- hand_deal, hand_draw, hand_end and hand_pbn.
 -- ---------------------------------------------------------------------------------------------
 
 -- A hand: its table, kind and seats, its dealer (the board number for bridge, the decks and
@@ -1098,6 +1098,13 @@ CREATE  FUNCTION "hand_end"(
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'hand_end_wrapper';
+
+CREATE  FUNCTION "hand_pbn"(
+	"hand_id" bigint /* i64 */
+) RETURNS TEXT /* alloc::string::String */
+STRICT STABLE PARALLEL UNSAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'hand_pbn_wrapper';
 
 -- dealcards_sync_sequences() sets the hands' sequence too (sql/install/operations.sql).
 CREATE OR REPLACE FUNCTION @extschema@.dealcards_sync_sequences()

@@ -8,6 +8,7 @@
 //! deal (`fair_unseen`). A call returns how many cards it dealt, never which.
 
 mod kinds;
+mod pbn;
 mod store;
 
 use pgrx::prelude::*;

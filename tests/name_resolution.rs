@@ -59,6 +59,15 @@ fn call_the_hand_functions(caller: &mut Client) {
             .execute(call, &[&hand])
             .unwrap_or_else(|e| panic!("{call} failed: {e}"));
     }
+    let board: i64 = caller
+        .query_one("SELECT hand_start(2, 'bridge', board => 3)", &[])
+        .unwrap_or_else(|e| panic!("hand_start failed: {e}"))
+        .get(0);
+    for call in ["SELECT * FROM hand_deal($1)", "SELECT hand_pbn($1)"] {
+        caller
+            .execute(call, &[&board])
+            .unwrap_or_else(|e| panic!("{call} failed: {e}"));
+    }
 }
 
 /// Provably fair mode. Deals at `desk`, which seat_desk put in the mode with a revealed round

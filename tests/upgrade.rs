@@ -446,7 +446,7 @@ fn fair_calls(client: &mut Client) -> [(&'static str, &'static str); 9] {
 }
 
 /// The calls of the functions of later releases.
-const LATER_CALLS: [(&str, &str); 48] = [
+const LATER_CALLS: [(&str, &str); 51] = [
     // Since 0.5.0: what the house publishes, and what hides a reveal from its own
     // transaction.
     ("fair_publication", "SELECT jsonb_array_length(fair_publication(3)->'games') > 0"),
@@ -529,6 +529,10 @@ const LATER_CALLS: [(&str, &str); 48] = [
     ("hand_deal", "SELECT dealt_stage = 'play' AND cards = 0 FROM hand_deal((SELECT max(hand_id) FROM room_hand))"),
     ("hand_draw", "SELECT cards = 2 AND cards_left = 49 FROM hand_draw((SELECT max(hand_id) FROM room_hand), 1, 2)"),
     ("hand_end", "SELECT pg_typeof(hand_end((SELECT max(hand_id) FROM room_hand)))::text = 'void'"),
+    // A bridge board, dealt in one stage and written as PBN.
+    ("hand_start", "SELECT hand_start(4, 'bridge', board => 7) > 0"),
+    ("hand_deal", "SELECT dealt_stage = 'deal' AND cards = 52 FROM hand_deal((SELECT max(hand_id) FROM room_hand))"),
+    ("hand_pbn", "SELECT hand_pbn((SELECT max(hand_id) FROM room_hand)) LIKE E'[Board \"7\"]\\n[Dealer \"S\"]\\n[Vulnerable \"All\"]\\n[Deal \"S:%'"),
 ];
 
 /// Calls every function of the extension once and checks each answer; fails if the extension

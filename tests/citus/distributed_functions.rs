@@ -13,7 +13,7 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 19] = [
+const NOT_DISTRIBUTED: [(&str, &str); 20] = [
     (
         "hand_start",
         "card rooms' tables (room_hand, room_card, room_hand_key) are not distributed: the hands \
@@ -22,6 +22,7 @@ const NOT_DISTRIBUTED: [(&str, &str); 19] = [
     ("hand_deal", "a hand lives on the coordinator, as for hand_start"),
     ("hand_draw", "a hand lives on the coordinator, as for hand_start"),
     ("hand_end", "a hand lives on the coordinator, as for hand_start"),
+    ("hand_pbn", "a hand lives on the coordinator, as for hand_start"),
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \

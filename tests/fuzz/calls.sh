@@ -196,7 +196,7 @@ real_state() {
 # The statement of case $1 (an expression is wrapped in SELECT (...) IS NULL: a result of a
 # billion bytes is the extension's to make, but not a text to send to the client, which PostgreSQL
 # cannot (array_out fails on more than 1 GB)).
-cases=93
+cases=94
 statement() {
   local e
   local e="" statement=""
@@ -304,6 +304,7 @@ statement() {
     85) e="(SELECT count(*) FROM hand_draw($(pick room_hands), $(pick ints 1), $(pick ints 1)))" ;;
     86) e="hand_end($(pick room_hands))" ;;
     87) e="(SELECT count(*) FROM room_kinds())" ;;
+    93) e="hand_pbn($(pick room_hands))" ;;
     # The guards of the extension's tables (event triggers, the settings' trigger): DDL on a
     # table of the fuzzing role's own and on the extension's, and a setting kept. None changes
     # a table's columns: a statement of sqlsmith naming a column is replayed after the run.

@@ -141,6 +141,9 @@ pub fn populate(client: &mut Client) {
         client,
         &format!("SELECT count(*) FROM shuffle_queue_upcoming({albums}, 6)"),
     );
+    // A bridge board dealt: its cards, and the PBN written from them, come through every copy.
+    let board = value(client, "SELECT hand_start(5, 'bridge', board => 7)");
+    value(client, &format!("SELECT cards FROM hand_deal({board})"));
 }
 
 /// The extension's tables and sequences, schema-qualified, with their relkind ('r' or 'S').

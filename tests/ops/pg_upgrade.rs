@@ -67,6 +67,7 @@ fn calls() -> Vec<(&'static str, String)> {
         ("shuffle_queue_played", "SELECT array_agg(p::text ORDER BY ago)::text FROM shuffle_queue_played(3) p"),
         ("shuffle_queue_save", "SELECT shuffle_queue_save(3)::text"),
         ("room_kinds", "SELECT string_agg(kind, ' ' ORDER BY kind) FROM room_kinds()"),
+        ("hand_pbn", "SELECT hand_pbn(max(hand_id)) FROM room_hand WHERE kind = 'bridge'"),
     ];
     calls
         .into_iter()

@@ -16,8 +16,9 @@ use crate::servers::{bin_dir, value, Cluster};
 
 /// The functions that only read, each called once (the queue and desk of `populate`; the
 /// seeded ones with a seed, to compare the standby's answer with the primary's).
-const READS: [(&str, &str); 33] = [
+const READS: [(&str, &str); 34] = [
     ("room_kinds", "SELECT string_agg(kind, ' ' ORDER BY kind) FROM room_kinds()"),
+    ("hand_pbn", "SELECT hand_pbn(max(hand_id)) FROM room_hand WHERE kind = 'bridge'"),
     ("card_label", "SELECT card_label(53)"),
     ("dealcards_written_here", "SELECT dealcards_written_here('3'::xid)"),
     (

@@ -68,6 +68,59 @@ fn a_bridge_board_deals_from_its_dealers_left() {
     );
     assert_each_once(&stored);
     assert_eq!(stored[0].seat, Some(4), "the first card goes to West");
+    // Its PBN, as written here from the labels the game server reads: board 3 is dealt by
+    // South with East-West vulnerable, the hands from South round the table.
+    let pbn: String = server
+        .query_one("SELECT hand_pbn($1)", &[&hand])
+        .unwrap()
+        .get(0);
+    assert_eq!(pbn, pbn_from_labels(&mut server, hand, "3", 'S', "EW"));
+}
+
+/// The PBN tags of a bridge board from its cards' labels (`Qh`, `Ts`): each hand spades,
+/// hearts, diamonds, clubs, the ranks from the ace down, the hands from the dealer round the
+/// table (seat 1 North).
+fn pbn_from_labels(
+    client: &mut postgres::Client,
+    hand: i64,
+    board: &str,
+    dealer: char,
+    vulnerable: &str,
+) -> String {
+    let cards: Vec<(i16, String)> = client
+        .query(
+            "SELECT seat, label FROM room_card WHERE hand_id = $1 ORDER BY dealt_no",
+            &[&hand],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let seats = "NESW";
+    let first = seats.find(dealer).unwrap();
+    let hands: Vec<String> = (0..4)
+        .map(|k| {
+            let seat = ((first + k) % 4 + 1) as i16;
+            "shdc"
+                .chars()
+                .map(|suit| {
+                    "AKQJT98765432"
+                        .chars()
+                        .filter(|&rank| {
+                            cards
+                                .iter()
+                                .any(|(s, l)| *s == seat && *l == format!("{rank}{suit}"))
+                        })
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .collect();
+    format!(
+        "[Board \"{board}\"]\n[Dealer \"{dealer}\"]\n[Vulnerable \"{vulnerable}\"]\n[Deal \"{dealer}:{}\"]",
+        hands.join(" ")
+    )
 }
 
 /// A blackjack shoe of two decks, its cut card after 75% (78 cards): a burn, then rounds of one

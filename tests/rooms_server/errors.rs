@@ -48,7 +48,7 @@ fn hands(server: &mut Client) -> (i64, i64, i64) {
 
 /// The bad calls, with the SQLSTATE of each: `$H` stands for the Hold'em hand at the flop, `$R`
 /// for the riichi hand at its draws, `$E` for the hand that has ended.
-const BAD_CALLS: [(&str, &str); 30] = [
+const BAD_CALLS: [(&str, &str); 33] = [
     ("SELECT hand_start(1, 'canasta', 4)", "22023"),
     ("SELECT hand_start(1, 'holdem', 11)", "22023"),
     ("SELECT hand_start(1, 'holdem', 1)", "22023"),
@@ -85,10 +85,14 @@ const BAD_CALLS: [(&str, &str); 30] = [
     ("SELECT * FROM hand_draw($E, 1, 1)", "55000"),
     ("SELECT hand_end($E)", "55000"),
     ("SELECT hand_end(987654321)", "P0002"),
+    ("SELECT hand_pbn(987654321)", "P0002"),
+    ("SELECT hand_pbn($H)", "22023"),
+    ("SELECT hand_pbn($E)", "55000"),
 ];
 
 /// Unknown kinds, bad seat counts and options, unknown hands, stages out of order, seats that
-/// do not exist, draws past the end of the wall, and anything on a hand that has ended.
+/// do not exist, draws past the end of the wall, anything on a hand that has ended, and the PBN
+/// of a hand that is not a bridge board or not dealt.
 #[test]
 fn each_bad_call_is_refused_and_changes_nothing() {
     let (mut admin, mut server) = room("dealcards_rooms_errors", "dealcards_rooms_errors_server");

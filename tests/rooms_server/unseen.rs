@@ -93,6 +93,45 @@ fn the_game_server_sees_no_card_before_the_commit() {
     assert_eq!(committed, turn);
 }
 
+/// A bridge board dealt in an open transaction: its PBN is refused there (55000, no card
+/// shown), and after the commit it is written.
+#[test]
+fn a_board_has_no_pbn_before_its_deal_commits() {
+    let (_admin, mut server) = room("dealcards_rooms_pbn", "dealcards_rooms_pbn_server");
+    let hand = start(&mut server, "'bridge', board => 1");
+    server.batch_execute("BEGIN").unwrap();
+    deal(&mut server, hand, None);
+    let err = server
+        .batch_execute(&format!("SELECT hand_pbn({hand})"))
+        .expect_err("a PBN before the commit");
+    assert_eq!(
+        err.code(),
+        Some(&SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE)
+    );
+    let db = err.as_db_error().unwrap();
+    assert!(
+        db.message().contains("shows 0 of its 52"),
+        "{}",
+        db.message()
+    );
+    server.batch_execute("ROLLBACK").unwrap();
+    deal(&mut server, hand, None);
+    let pbn: String = server
+        .query_one("SELECT hand_pbn($1)", &[&hand])
+        .unwrap()
+        .get(0);
+    assert!(
+        pbn.starts_with("[Board \"1\"]\n[Dealer \"N\"]\n[Vulnerable \"None\"]\n[Deal \"N:"),
+        "{pbn}"
+    );
+    let deal = pbn.rsplit_once("N:").unwrap().1;
+    let ranks = deal
+        .chars()
+        .filter(|c| "AKQJT98765432".contains(*c))
+        .count();
+    assert_eq!(ranks, 52, "{pbn}");
+}
+
 /// The keys: the game server may not read them (42501), and a role given SELECT on every
 /// table of the schema and pg_read_all_data reads no row, where the owner reads each.
 #[test]
