@@ -10,7 +10,8 @@
 #   4. server tests: real client connections (tests/*.rs), the upgrade from every earlier
 #      release among them, and again with the library preloaded
 #   5. on the first major, the players' verifier page in headless chromium against deals the
-#      extension made (scripts/test_browser.sh), and a short fuzzing pass with fixed seeds
+#      extension made (scripts/test_browser.sh), the card rooms' hands judged by PokerKit and
+#      endplay (scripts/test_judges.sh), and a short fuzzing pass with fixed seeds
 #      (scripts/fuzz.sh: sqlsmith and random calls)
 #   6. the major's Debian package (scripts/package.sh, from the build installed for 3 and 4) and its
 #      checks (scripts/test_package.sh: its files; on the system's 15 apt-get install, pg_regress
@@ -122,6 +123,10 @@ for major in $PG_VERSIONS; do
     else
       suite_left_out "the verifier page: chromium or chromedriver is not installed (apt-get install chromium chromium-driver)"
     fi
+    # The hands' deal is the library's, the same on every major: one major is enough.
+    say "PostgreSQL $major: card rooms' hands judged by PokerKit and endplay"
+    "$ROOT/scripts/test_judges.sh"
+    suite_ran "PostgreSQL $major: card rooms' hands judged by PokerKit and endplay (scripts/test_judges.sh)"
   fi
   say "PostgreSQL $major: server tests again, with dealcards in shared_preload_libraries and RUST_BACKTRACE set"
   DEALCARDS_PGOPTIONS="-c shared_preload_libraries=dealcards" DEALCARDS_SERVER_ENV="RUST_BACKTRACE=1" \
