@@ -88,9 +88,12 @@ $$;
 
 -- dealcards_check(): what no foreign key holds between the extension's tables, since none joins
 -- them on a single server (a parallel restore loads their rows side by side, docs/operations.md):
--- a seat whose desk does not exist, and a desk whose provably fair columns name no unrevealed
--- round of its own with that round's commitment. The extension's functions never write either;
--- a row written by hand, or a restore that stopped half-way, can. No row: nothing to mend.
+-- a seat whose desk does not exist, a desk whose provably fair columns name no unrevealed
+-- round of its own with that round's commitment, the cards of a hand that does not exist, and,
+-- for a caller who reads the hands' keys (their owner, or a role row security does not restrict),
+-- a key of a hand that does not exist and a hand not ended without its key. The extension's
+-- functions never write any of these; a row written by hand, or a restore that stopped
+-- half-way, can. No row: nothing to mend.
 -- PL/pgSQL with the schema looked up, so that it keeps naming the extension's tables if their
 -- schema is renamed (Citus plans no SQL-standard body over distributed tables).
 CREATE FUNCTION @extschema@.dealcards_check()
@@ -100,10 +103,27 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ext_schema text;
+    keys text := '';
 BEGIN
     SELECT n.nspname INTO ext_schema
       FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
      WHERE e.extname = 'dealcards';
+    -- The keys, only where the caller reads them all: another role sees none of them.
+    IF has_table_privilege(format('%I.room_hand_key', ext_schema), 'SELECT')
+       AND NOT row_security_active(format('%I.room_hand_key', ext_schema)) THEN
+        keys := format($k$
+        UNION ALL
+        SELECT 'room_hand_key'::text, NULL::integer,
+               format('the key of hand %%s, which does not exist', k.hand_id)
+          FROM %1$I.room_hand_key k
+         WHERE NOT EXISTS (SELECT FROM %1$I.room_hand h WHERE h.hand_id = k.hand_id)
+        UNION ALL
+        SELECT 'room_hand'::text, NULL::integer,
+               format('hand %%s has no key: it cannot deal', h.hand_id)
+          FROM %1$I.room_hand h
+         WHERE NOT h.ended
+           AND NOT EXISTS (SELECT FROM %1$I.room_hand_key k WHERE k.hand_id = h.hand_id)$k$, ext_schema);
+    END IF;
     RETURN QUERY EXECUTE format($q$
         SELECT 'desk_player'::text,
                p.desk_id,
@@ -125,6 +145,12 @@ BEGIN
                               AND c.round = d.fair_round
                               AND c.commitment = d.fair_commitment
                               AND c.revealed_at IS NULL)
-         ORDER BY 2, 1, 3$q$, ext_schema);
+        UNION ALL
+        SELECT 'room_card'::text, NULL::integer,
+               format('%%s cards of hand %%s, which does not exist', pg_catalog.count(*), c.hand_id)
+          FROM %1$I.room_card c
+         WHERE NOT EXISTS (SELECT FROM %1$I.room_hand h WHERE h.hand_id = c.hand_id)
+         GROUP BY c.hand_id%2$s
+         ORDER BY 2, 1, 3$q$, ext_schema, keys);
 END
 $$;

@@ -143,3 +143,64 @@ fn a_role_without_the_grant_is_refused() {
         );
     }
 }
+
+/// Rows no function writes, made by hand as the owner: cards and a key whose hand was deleted,
+/// and a hand whose key was. dealcards_check names each for the owner; a role with SELECT on
+/// every table, which row security shows no key, is told of the cards alone.
+#[test]
+fn dealcards_check_names_cards_and_keys_without_their_hand() {
+    let (mut admin, mut server) = room("dealcards_rooms_check", "dealcards_rooms_check_server");
+    let gone = start(&mut server, "'holdem', 3");
+    deal(&mut server, gone, None);
+    let keyless = start(&mut server, "'holdem', 3");
+    let kept = start(&mut server, "'bridge', board => 5");
+    deal(&mut server, kept, None);
+    let check = |client: &mut Client| -> Vec<String> {
+        client
+            .query(
+                "SELECT format('%s|%s|%s', table_name, desk_id, problem) FROM dealcards_check()",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    assert_eq!(check(&mut admin), Vec::<String>::new());
+    admin
+        .batch_execute(&format!(
+            "DELETE FROM room_hand WHERE hand_id = {gone};
+             DELETE FROM room_hand_key WHERE hand_id = {keyless};"
+        ))
+        .unwrap();
+    assert_eq!(
+        check(&mut admin),
+        [
+            format!("room_card||6 cards of hand {gone}, which does not exist"),
+            format!("room_hand||hand {keyless} has no key: it cannot deal"),
+            format!("room_hand_key||the key of hand {gone}, which does not exist"),
+        ]
+    );
+    let reader = "dealcards_rooms_check_reader";
+    server::fresh_role(&mut admin, reader, "LOGIN");
+    admin
+        .batch_execute(&format!(
+            "GRANT USAGE ON SCHEMA public TO {reader};
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reader};"
+        ))
+        .unwrap();
+    let mut reader = server::connect_as("dealcards_rooms_check", reader);
+    assert_eq!(
+        check(&mut reader),
+        [format!(
+            "room_card||6 cards of hand {gone}, which does not exist"
+        )]
+    );
+    // An ended hand deals nothing: without its key it is not named.
+    admin
+        .batch_execute(&format!(
+            "UPDATE room_hand SET ended = true WHERE hand_id = {keyless}"
+        ))
+        .unwrap();
+    assert_eq!(check(&mut admin).len(), 2);
+}
