@@ -8,6 +8,7 @@
 //! fail are those of the project's fairness notes: permutation frequency, card by position
 //! (df = (n-1)^2), Dou Dizhu destinations (df 159).
 
+pub mod rooms;
 pub mod rows;
 pub mod stats;
 

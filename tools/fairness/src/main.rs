@@ -6,6 +6,8 @@
 //! card-by-position matrices of `shuffle_ints`, the naive shuffle and Sattolo's as heat maps.
 //! Then random rows (rows.rs): the inclusion tests of `TABLESAMPLE sparse_bernoulli` and
 //! `sample_rows` on tables of uneven pages, and the broken samplers of rows they must reject.
+//! Then card rooms (rooms.rs): every built-in kind of hand dealt by the server, the card at each
+//! slot tested, and the broken dealers of hands they must reject.
 //!
 //! Usage: `dealcards-fairness-report [CONNECTION-STRING]`, the connection string as libpq takes it
 //! (default: FAIRNESS_DSN). Sizes and paths come from the environment, see [`Config`].
@@ -16,6 +18,7 @@ mod heatmap;
 mod live;
 mod progress;
 mod report;
+mod rooms;
 mod rows;
 
 use std::error::Error;
@@ -35,6 +38,7 @@ use dealcards_fairness::{Battery, BrokenShuffle, CardByPosition, Outcome, Sizes,
 /// | FAIRNESS_BACKENDS | 8 | backends started together |
 /// | FAIRNESS_BACKEND_DECKS | 20,000 | 54-card shuffles each of those backends deals |
 /// | FAIRNESS_ROWS | 10,000 | samples of each sampler of random rows (TABLESAMPLE, sample_rows) |
+/// | FAIRNESS_HANDS | 10,000 | hands of each card room kind (and of each broken dealer) |
 /// | FAIRNESS_PNG | target/fairness.png | where the heat map is written |
 /// | FAIRNESS_FONT | DejaVuSans.ttf of fonts-dejavu-core | the font of the picture's text |
 pub struct Config {
@@ -43,6 +47,7 @@ pub struct Config {
     pub backends: usize,
     pub backend_decks: u64,
     pub row_samples: u64,
+    pub room_hands: u64,
     pub png: PathBuf,
     pub font: PathBuf,
 }
@@ -91,12 +96,19 @@ impl Config {
         }
         // 45 pairs of 10 rows: at least 20 of each expected.
         let row_samples = size("FAIRNESS_ROWS", 10_000, 900)?;
+        // 136 tiles a riichi slot: at least 14 of each expected.
+        let room_hands = size(
+            "FAIRNESS_HANDS",
+            dealcards_fairness::rooms::DEFAULT_HANDS,
+            2_000,
+        )?;
         Ok(Config {
             dsn,
             sizes,
             backends,
             backend_decks,
             row_samples,
+            room_hands,
             png: std::env::var_os("FAIRNESS_PNG")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("target/fairness.png")),
@@ -151,6 +163,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
 
     eprintln!("sampling random rows");
     let rows = rows::run(&config.dsn, config.row_samples)?;
+    let rooms = rooms::run_report(&config.dsn, config.room_hands)?;
 
     report::section("verdict");
     print_verdict(&live, &caught_counts);
@@ -158,6 +171,8 @@ fn run() -> Result<bool, Box<dyn Error>> {
         all_caught &= print_rows_verdict(rows);
         live_ok &= rows.live_ok;
     }
+    all_caught &= print_rooms_verdict(&rooms);
+    live_ok &= rooms.live_ok;
     println!("heat map: {}", config.png.display());
     if !live_ok {
         println!(
@@ -371,6 +386,30 @@ fn print_verdict(live: &Live, caught_counts: &[Caught]) {
 }
 
 /// Prints the verdict on random rows; whether every broken sampler of rows was caught.
+fn print_rooms_verdict(rooms: &rooms::RoomReport) -> bool {
+    println!(
+        "card rooms (every built-in kind): {}",
+        if rooms.live_ok {
+            "every kind passes"
+        } else {
+            "a kind FAILED"
+        }
+    );
+    let mut all_caught = true;
+    for (name, failed, kinds) in &rooms.broken {
+        println!(
+            "{name}: {} ({failed} of {kinds} kinds reject it)",
+            if failed == kinds {
+                "caught"
+            } else {
+                "NOT CAUGHT"
+            }
+        );
+        all_caught &= failed == kinds;
+    }
+    all_caught
+}
+
 fn print_rows_verdict(rows: &rows::RowReport) -> bool {
     println!(
         "random rows (sparse_bernoulli, sample_rows): {}",
