@@ -2,6 +2,12 @@
 //! (shuffle_queue_add and shuffle_queue_remove with arrays): the queue's operations run in
 //! memory on the positions they touch, read before in a few statements, and the rows they
 //! changed are written after, each kind of change in one statement over arrays.
+//!
+//! A statement over an array reaches each row by its whole key, one lookup an element of the
+//! array (`unnest` joined LATERAL to a subquery that OFFSET 0 keeps a loop over it), and
+//! deletes the rows so found by their ctids: `queue_id = $1 AND position = ANY ($2)` was planned,
+//! with statistics taken while the queues were small, as an index scan on `queue_id` alone that
+//! filtered every row of the queue (PostgreSQL 14 to 16).
 
 use std::collections::{HashMap, HashSet};
 
@@ -228,9 +234,10 @@ impl QueueStore<'_, '_> {
     /// Which of `tracks` are skipped when shuffling.
     pub fn skipped_among(&mut self, tracks: &[i64]) -> HashSet<i64> {
         let table = self.run(
-            "SELECT track FROM @extschema@.shuffle_queue_skipped \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
+            "SELECT x.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
+                    LATERAL (SELECT s.track FROM @extschema@.shuffle_queue_skipped s \
+                              WHERE s.queue_id OPERATOR(pg_catalog.=) $1 \
+                                AND s.track OPERATOR(pg_catalog.=) i.track OFFSET 0) AS x",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
         table.map(|row| row.required::<i64>("track")).collect()
@@ -271,9 +278,10 @@ impl QueueStore<'_, '_> {
         let count = positions.len();
         let rows: HashMap<i64, i64> = {
             let table = self.run(
-                "SELECT position, track FROM @extschema@.shuffle_queue_track \
-                  WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                    AND position OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
+                "SELECT x.position, x.track FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS p (position), \
+                        LATERAL (SELECT t.position, t.track FROM @extschema@.shuffle_queue_track t \
+                                  WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                                    AND t.position OPERATOR(pg_catalog.=) p.position OFFSET 0) AS x",
                 &[self.queue_id.into(), positions.into()],
             );
             table
@@ -293,8 +301,12 @@ impl QueueStore<'_, '_> {
         let count = positions.len();
         let gone = self.run(
             "DELETE FROM @extschema@.shuffle_queue_track \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND position OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
+              WHERE ctid OPERATOR(pg_catalog.=) ANY (ARRAY( \
+                      SELECT x.ctid FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS p (position), \
+                             LATERAL (SELECT t.ctid FROM @extschema@.shuffle_queue_track t \
+                                       WHERE t.queue_id OPERATOR(pg_catalog.=) $1 \
+                                         AND t.position OPERATOR(pg_catalog.=) p.position OFFSET 0) AS x)) \
+                    /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */",
             &[self.queue_id.into(), positions.into()],
         );
         if gone.len() != count {
@@ -357,8 +369,12 @@ impl QueueStore<'_, '_> {
         }
         self.run(
             "DELETE FROM @extschema@.shuffle_queue_skipped \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
+              WHERE ctid OPERATOR(pg_catalog.=) ANY (ARRAY( \
+                      SELECT x.ctid FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
+                             LATERAL (SELECT s.ctid FROM @extschema@.shuffle_queue_skipped s \
+                                       WHERE s.queue_id OPERATOR(pg_catalog.=) $1 \
+                                         AND s.track OPERATOR(pg_catalog.=) i.track OFFSET 0) AS x)) \
+                    /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */",
             &[self.queue_id.into(), tracks.into()],
         );
     }
@@ -370,8 +386,12 @@ impl QueueStore<'_, '_> {
         }
         let gone = self.run(
             "DELETE FROM @extschema@.shuffle_queue_up_next \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[]) \
+              WHERE ctid OPERATOR(pg_catalog.=) ANY (ARRAY( \
+                      SELECT x.ctid FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
+                             LATERAL (SELECT u.ctid FROM @extschema@.shuffle_queue_up_next u \
+                                       WHERE ARRAY[u.queue_id, u.track] OPERATOR(pg_catalog.=) ARRAY[$1, i.track] \
+                                       /*citus: AND u.queue_id OPERATOR(pg_catalog.=) $1 */ OFFSET 0) AS x)) \
+                    /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */ \
              RETURNING track",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
@@ -382,8 +402,12 @@ impl QueueStore<'_, '_> {
     pub fn delete_weights(&mut self, tracks: &[i64]) {
         self.run(
             "DELETE FROM @extschema@.shuffle_queue_weight \
-              WHERE queue_id OPERATOR(pg_catalog.=) $1 \
-                AND track OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int8[])",
+              WHERE ctid OPERATOR(pg_catalog.=) ANY (ARRAY( \
+                      SELECT x.ctid FROM pg_catalog.unnest($2::pg_catalog.int8[]) AS i (track), \
+                             LATERAL (SELECT w.ctid FROM @extschema@.shuffle_queue_weight w \
+                                       WHERE w.queue_id OPERATOR(pg_catalog.=) $1 \
+                                         AND w.track OPERATOR(pg_catalog.=) i.track OFFSET 0) AS x)) \
+                    /*citus: AND queue_id OPERATOR(pg_catalog.=) $1 */",
             &[self.queue_id.into(), tracks.to_vec().into()],
         );
     }
