@@ -318,7 +318,10 @@ BEGIN
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
             (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
             (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue'),
-            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue')
+            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue'),
+            (17, 'room_hand', 'hand_id', NULL),
+            (18, 'room_card', 'hand_id', 'room_hand'),
+            (19, 'room_hand_key', 'hand_id', 'room_hand')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP
@@ -401,7 +404,11 @@ BEGIN
             (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue'),
             (27, 'shuffle_queue_add_many(bigint, bigint[])', 'shuffle_queue'),
             (28, 'shuffle_queue_add_many(bigint, bigint[], integer[])', 'shuffle_queue'),
-            (29, 'shuffle_queue_remove_many(bigint, bigint[])', 'shuffle_queue')
+            (29, 'shuffle_queue_remove_many(bigint, bigint[])', 'shuffle_queue'),
+            (30, 'hand_deal(bigint, text)', 'room_hand'),
+            (31, 'hand_draw(bigint, integer, integer)', 'room_hand'),
+            (32, 'hand_end(bigint)', 'room_hand'),
+            (33, 'hand_pbn(bigint)', 'room_hand')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

@@ -1,9 +1,9 @@
 -- Citus: one step that spreads the extension's tables over a Citus cluster (docs/citus.md).
 --
 -- The desk tables are distributed by desk_id and colocated, the shuffle queue tables by
--- queue_id; the functions that work on one desk or one queue are distributed by their first
--- argument, with force_delegation, so that each call, in a transaction block too, runs whole on
--- the worker that holds that desk's or that queue's shards.
+-- queue_id, the card rooms' hand tables by hand_id; the functions that work on one desk, one
+-- queue or one hand are distributed by their first argument, with force_delegation, so that each
+-- call, in a transaction block too, runs whole on the worker that holds its shards.
 CREATE FUNCTION @extschema@.dealcards_distribute()
 RETURNS TABLE (object text, distributed_by text, colocated_with text)
 LANGUAGE plpgsql
@@ -47,7 +47,10 @@ BEGIN
             (13, 'shuffle_queue_weight', 'queue_id', 'shuffle_queue'),
             (14, 'shuffle_queue_play', 'queue_id', 'shuffle_queue'),
             (15, 'shuffle_queue_ahead', 'queue_id', 'shuffle_queue'),
-            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue')
+            (16, 'shuffle_queue_album', 'queue_id', 'shuffle_queue'),
+            (17, 'room_hand', 'hand_id', NULL),
+            (18, 'room_card', 'hand_id', 'room_hand'),
+            (19, 'room_hand_key', 'hand_id', 'room_hand')
         ) t (n, tbl, col, colocate)
         ORDER BY n
     LOOP
@@ -130,7 +133,11 @@ BEGIN
             (26, 'shuffle_queue_now(bigint, integer)', 'shuffle_queue'),
             (27, 'shuffle_queue_add_many(bigint, bigint[])', 'shuffle_queue'),
             (28, 'shuffle_queue_add_many(bigint, bigint[], integer[])', 'shuffle_queue'),
-            (29, 'shuffle_queue_remove_many(bigint, bigint[])', 'shuffle_queue')
+            (29, 'shuffle_queue_remove_many(bigint, bigint[])', 'shuffle_queue'),
+            (30, 'hand_deal(bigint, text)', 'room_hand'),
+            (31, 'hand_draw(bigint, integer, integer)', 'room_hand'),
+            (32, 'hand_end(bigint)', 'room_hand'),
+            (33, 'hand_pbn(bigint)', 'room_hand')
         ) f (n, fn, colocate)
         ORDER BY n
     LOOP

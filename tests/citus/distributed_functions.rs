@@ -1,5 +1,5 @@
 //! Read from the catalog: every function of the extension that runs statements is distributed
-//! by its desk or queue (but a few, listed with why), and each distributed one is called by a
+//! by its desk, queue or hand (but a few, listed with why), and each distributed one is called by a
 //! test of this suite.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,16 +13,12 @@ use crate::server;
 /// The extension's functions that run statements on its tables but are distributed by no
 /// argument, each with why. Every other function that runs statements must be distributed by
 /// its first argument, a desk or a queue.
-const NOT_DISTRIBUTED: [(&str, &str); 20] = [
+const NOT_DISTRIBUTED: [(&str, &str); 16] = [
     (
         "hand_start",
-        "card rooms' tables (room_hand, room_card, room_hand_key) are not distributed: the hands \
-         live on the coordinator",
+        "a new hand has no id to route by: the coordinator sends its inserts to the worker of \
+         the hand's new id",
     ),
-    ("hand_deal", "a hand lives on the coordinator, as for hand_start"),
-    ("hand_draw", "a hand lives on the coordinator, as for hand_start"),
-    ("hand_end", "a hand lives on the coordinator, as for hand_start"),
-    ("hand_pbn", "a hand lives on the coordinator, as for hand_start"),
     (
         "shuffle_queue_create",
         "a new queue has no id to route by: the coordinator sends each insert to the worker of \
@@ -95,7 +91,11 @@ const NOT_DISTRIBUTED: [(&str, &str); 20] = [
 
 /// The table a function is colocated with, by the name of its first argument: the distribution
 /// column of the tables of that colocation group.
-const KEYED_BY: [(&str, &str); 2] = [("desk_id", "desk"), ("queue_id", "shuffle_queue")];
+const KEYED_BY: [(&str, &str); 3] = [
+    ("desk_id", "desk"),
+    ("queue_id", "shuffle_queue"),
+    ("hand_id", "room_hand"),
+];
 
 /// The modules that name the distributed functions in lists rather than call them.
 const LISTS: [&str; 2] = ["distribution.rs", "distributed_functions.rs"];
@@ -127,7 +127,7 @@ fn calls(source: &str, function: &str) -> bool {
 /// sql/install/citus.sql distributes it (or it is listed above, with why) and a test calls it
 /// on the cluster.
 #[test]
-fn every_function_on_a_desk_or_a_queue_is_distributed_by_it_and_tested_here() {
+fn every_function_on_a_desk_a_queue_or_a_hand_is_distributed_by_it_and_tested_here() {
     let mut c = distributed();
     let running = server::catalog::statement_running_functions(&mut c);
     let (wrong, distributed_functions) = distribution_of_each_function(&mut c, &running);
@@ -139,7 +139,7 @@ fn every_function_on_a_desk_or_a_queue_is_distributed_by_it_and_tested_here() {
     }
     assert!(
         wrong.is_empty(),
-        "functions that run statements must be distributed by their desk or queue \
+        "functions that run statements must be distributed by their desk, queue or hand \
          (sql/install/citus.sql), or listed in NOT_DISTRIBUTED with why:\n{}",
         wrong.join("\n")
     );

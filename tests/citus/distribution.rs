@@ -8,7 +8,7 @@ use postgres::Client;
 use crate::cluster::{changing_topology, distributed};
 
 /// The functions dealcards_distribute() distributes, with the table they are colocated with.
-pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 29] = [
+pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 33] = [
     ("deal_cards(integer)", "desk"),
     (
         "fair_mode_on(integer,integer[],boolean,bigint,interval)",
@@ -62,10 +62,14 @@ pub const DISTRIBUTED_FUNCTIONS: [(&str, &str); 29] = [
         "shuffle_queue_remove_many(bigint,bigint[])",
         "shuffle_queue",
     ),
+    ("hand_deal(bigint,text)", "room_hand"),
+    ("hand_draw(bigint,integer,integer)", "room_hand"),
+    ("hand_end(bigint)", "room_hand"),
+    ("hand_pbn(bigint)", "room_hand"),
 ];
 
 /// The tables, with their distribution column and the table they are colocated with.
-const DISTRIBUTED_TABLES: [(&str, &str, &str); 16] = [
+const DISTRIBUTED_TABLES: [(&str, &str, &str); 19] = [
     ("fair_seed", "desk_id", "fair_seed"),
     ("desk", "desk_id", "fair_seed"),
     ("desk_player", "desk_id", "desk"),
@@ -82,6 +86,9 @@ const DISTRIBUTED_TABLES: [(&str, &str, &str); 16] = [
     ("shuffle_queue_play", "queue_id", "shuffle_queue"),
     ("shuffle_queue_ahead", "queue_id", "shuffle_queue"),
     ("shuffle_queue_album", "queue_id", "shuffle_queue"),
+    ("room_hand", "hand_id", "room_hand"),
+    ("room_card", "hand_id", "room_hand"),
+    ("room_hand_key", "hand_id", "room_hand"),
 ];
 
 #[test]
@@ -200,9 +207,7 @@ fn every_key_includes_the_distribution_column() {
     // What ALTER TABLE set on the node's tables (docs/operations.md): each node keeps its own;
     // and the server's token that rounds record, a reference table of the coordinator's row.
     let own = ["dealcards_table_setting", "dealcards_instance"];
-    // Card rooms' hands stay on the coordinator, not distributed (docs/card_rooms.md).
-    let hands = ["room_hand", "room_card", "room_hand_key"];
-    for table in own.into_iter().chain(hands) {
+    for table in own {
         expected.insert(table.into(), None);
     }
     assert_eq!(

@@ -8,9 +8,10 @@
 //!     distribution column; read from the catalog, every function of the extension that runs
 //!     statements is distributed by its desk or queue (but a few, listed with why) and called by
 //!     a test here;
-//!   - a deal (plain or provably fair), a reveal and every queue call are each one single-shard
-//!     transaction on the worker holding the desk or the queue: one remote command, no
-//!     two-phase commit, no intermediate results;
+//!   - a deal (plain or provably fair), a reveal, every queue call and every call on a card
+//!     room's hand are each one single-shard transaction on the worker holding the desk, the
+//!     queue or the hand: one remote command, no two-phase commit, no intermediate results, one
+//!     shard of each table;
 //!   - ids never meet across the nodes, through a shard move, a new worker and a rebalance;
 //!   - deal_cards in the caller's transaction is all or nothing, and a transaction spanning two
 //!     workers commits when it turns dealcards.notify off (PREPARE TRANSACTION refuses NOTIFY);
@@ -43,6 +44,7 @@ mod concurrent_deals;
 mod distributed_functions;
 mod distribution;
 mod extension_update;
+mod hands;
 mod listeners;
 mod plain_server;
 mod provably_fair;
