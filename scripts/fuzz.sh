@@ -60,6 +60,8 @@ SELECT count(deal_cards(d)) FROM generate_series(1, 18) d, generate_series(1, 3)
 SELECT count(*) FROM generate_series(1, 4) d, fair_reveal(d);
 SELECT count(shuffle_queue_next(shuffle_queue_create(ARRAY(SELECT generate_series(1, n)::bigint))))
   FROM generate_series(1, 30) n;
+-- A bridge board dealt and committed, the first hand (hand_pbn writes it).
+SELECT count(*) FROM hand_deal(hand_start(1, 'bridge', board => 3));
 -- Queues of every kind, stepped, some with tracks up next, skipped or drawn ahead; their saved
 -- states are the real ones shuffle_queue_restore is given (and tampered with).
 CREATE TABLE fuzz_saved (id int PRIMARY KEY, state jsonb NOT NULL);
