@@ -10,7 +10,7 @@
 //! another type than the one read, is a bug that raises at once, never a default.
 //!
 //! Plans: a backend prepares each statement on first use and keeps the plan, for the schema's
-//! name at that time. The name is checked on every call: after `ALTER SCHEMA ... RENAME` the
+//! name at that time, and prepares it again after 16, 32, 64, ... runs ([`REPLAN_FIRST`]). The name is checked on every call: after `ALTER SCHEMA ... RENAME` the
 //! statements are prepared again under the new name, so the kept plans never re-resolve the old
 //! name to a schema created later under it.
 
@@ -119,7 +119,20 @@ struct Plans {
 struct Kept {
     plan: Rc<OwnedPreparedStatement>,
     citus: Option<bool>,
+    /// How often the plan has run, and after how many runs it is made again ([`REPLAN_FIRST`]).
+    runs: u64,
+    replan_at: u64,
 }
+
+/// After how many runs a kept plan is first made again; each time after that, twice as many.
+///
+/// PostgreSQL plans a kept statement for the tables as they are when it has run it often
+/// enough to keep a generic plan: a lookup by key of a table that then held a few rows is a
+/// sequential scan, which the backend keeps while the table grows (a hand's row among every
+/// hand dealt since) until something invalidates the plan (an ANALYZE, which autovacuum may not
+/// run for long). Made again after 16, 32, 64, ... runs in a backend, a plan follows the tables
+/// as that backend's calls grow them, at a planning cost that grows as the logarithm of the runs.
+const REPLAN_FIRST: u64 = 16;
 
 /// A statement's text by its place in the program's read-only memory: its address and its
 /// length, never the address alone (a statement may begin where another does, one a prefix of
@@ -162,12 +175,20 @@ fn plan(
     args: &[DatumWithOid],
     writes: bool,
 ) -> Rc<OwnedPreparedStatement> {
+    let mut replan_at = REPLAN_FIRST;
     let kept = PLANS.with_borrow_mut(|plans| match plans {
-        Some(plans) if plans.schema == *schema => plans
-            .by_sql
-            .get(&key(sql, writes))
-            .filter(|kept| kept.citus.is_none_or(|c| c == crate::citus::present()))
-            .map(|kept| kept.plan.clone()),
+        Some(plans) if plans.schema == *schema => {
+            let key = key(sql, writes);
+            let kept = plans.by_sql.get_mut(&key)?;
+            kept.runs += 1;
+            let citus_changed = kept.citus.is_some_and(|c| c != crate::citus::present());
+            if kept.runs > kept.replan_at || citus_changed {
+                replan_at = kept.replan_at.saturating_mul(2);
+                plans.by_sql.remove(&key);
+                return None;
+            }
+            Some(kept.plan.clone())
+        }
         _ => {
             // First use, or the schema was renamed (or the extension recreated elsewhere).
             *plans = Some(Plans {
@@ -201,6 +222,8 @@ fn plan(
             let kept = Kept {
                 plan: plan.clone(),
                 citus,
+                runs: 0,
+                replan_at,
             };
             plans.by_sql.insert(key(sql, writes), kept);
         }

@@ -20,5 +20,6 @@ mod hands;
 mod concurrency;
 mod deals;
 mod errors;
+mod plans;
 mod restore;
 mod unseen;
