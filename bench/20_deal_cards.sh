@@ -44,8 +44,6 @@ deal_tps() {
   printf '%.0f\n' "$tps"
 }
 
-deal_median() { sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.0f\n", m }'; }
-
 echo "### deal_cards(desk): deals per second under pgbench (100 desks, ${deal_seconds} s runs, median of ${deal_rounds})"
 echo
 echo "| clients | deal_cards | (a) dealCards in PL/pgSQL | (b) fixed hands floor | deal_cards / (a) | deal_cards / (b) | (b) without NOTIFY |"
@@ -59,7 +57,7 @@ for clients in 1 8; do
     done
   done
   for variant in deal_cards fair server fair_server ported fixed fixed_silent; do
-    declare "deal_${variant}=$(tr ' ' '\n' <<<"${deal_runs[$variant]}" | grep . | deal_median)"
+    declare "deal_${variant}=$(median 0 <<<"${deal_runs[$variant]}")"
   done
   # shellcheck disable=SC2154
   echo "| $clients | $deal_deal_cards | $deal_ported | $deal_fixed | $(ratio "$deal_deal_cards" "$deal_ported") | $(ratio "$deal_deal_cards" "$deal_fixed" 2) | $deal_fixed_silent |"

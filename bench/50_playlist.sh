@@ -40,8 +40,6 @@ for n in 10 10000 1000000; do
 done
 bench_sql -c "VACUUM ANALYZE shuffle_queue, shuffle_queue_track"
 
-playlist_median() { sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }'; }
-
 for n in 10 10000 1000000; do
   playlist_pgbench_next "${playlist_base[$n]}" 8 2 >/dev/null # warm-up
 done
@@ -56,7 +54,7 @@ for _ in $(seq 1 "$BENCH_RUNS"); do
 done
 # playlist_figure N CLIENTS COLUMN: the median of a column (3: latency, 4: tps) over the runs.
 playlist_figure() {
-  awk -v n="$1" -v c="$2" -v k="$3" '$1 == n && $2 == c { print $k }' "$playlist_runs" | playlist_median
+  awk -v n="$1" -v c="$2" -v k="$3" '$1 == n && $2 == c { print $k }' "$playlist_runs" | median 3
 }
 
 echo "### shuffle_queue_next: pgbench, each client on its own queue; median of $BENCH_RUNS runs of ${playlist_seconds} s"

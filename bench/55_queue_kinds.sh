@@ -74,8 +74,7 @@ for _ in $(seq 1 "$BENCH_RUNS"); do
   done
 done
 kinds_latency() {
-  awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$kinds_runs" |
-    sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }'
+  awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$kinds_runs" | median 3
 }
 
 echo "### shuffle_queue_next by kind of queue: pgbench, 1 client; median of $BENCH_RUNS runs of ${kinds_seconds} s"
@@ -115,9 +114,6 @@ kinds_taken_once() { # QUEUE [FILL]: the nexts' latency (ms)
     -t "$kinds_taken" "$BENCH_DB" 2>&1) || { echo "$out" >&2; return 1; }
   awk '/^latency average/ { print $4 }' <<<"$out"
 }
-kinds_median() { # the median of the numbers on standard input
-  sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }'
-}
 echo "### shuffle_queue_next taking tracks up next: $kinds_taken nexts, one a transaction, median of $kinds_pairs pairs of runs"
 echo
 echo "| tracks | plain queue: latency (ms) | from up next: latency (ms) | up next / plain |"
@@ -128,8 +124,8 @@ for n in $kinds_sizes; do
     kinds_taken_once "${kinds_queue[shuffle,$n]}" >>"$kinds_dir/plain"
     kinds_taken_once "${kinds_queue[up_next,$n]}" fill >>"$kinds_dir/up"
   done
-  plain_ms=$(kinds_median <"$kinds_dir/plain")
-  up_ms=$(kinds_median <"$kinds_dir/up")
+  plain_ms=$(median 3 <"$kinds_dir/plain")
+  up_ms=$(median 3 <"$kinds_dir/up")
   echo "| $n | $plain_ms | $up_ms | $(ratio "$up_ms" "$plain_ms" 2)x |"
 done
 echo

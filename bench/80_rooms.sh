@@ -60,8 +60,6 @@ room_tps() {
   printf '%.0f\n' "$tps"
 }
 
-room_median() { sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.0f\n", m }'; }
-
 echo "### Card rooms: a nine-seat Hold'em hand and a shoe's draws against deal_cards (${room_seconds} s runs, median of ${room_rounds})"
 echo
 echo "| clients | Hold'em hands / s | their calls / s (6 a hand) | shoe draws / s | deal_cards / s | hand calls / deal_cards | draws / deal_cards |"
@@ -73,9 +71,9 @@ for clients in 1 8; do
       room_runs[$variant]+="$(room_tps "$variant" "$clients") "
     done
   done
-  holdem=$(tr ' ' '\n' <<<"${room_runs[holdem]}" | grep . | room_median)
-  shoe=$(tr ' ' '\n' <<<"${room_runs[shoe]}" | grep . | room_median)
-  deal=$(tr ' ' '\n' <<<"${room_runs[deal]}" | grep . | room_median)
+  holdem=$(median 0 <<<"${room_runs[holdem]}")
+  shoe=$(median 0 <<<"${room_runs[shoe]}")
+  deal=$(median 0 <<<"${room_runs[deal]}")
   echo "| $clients | $holdem | $((holdem * 6)) | $shoe | $deal | $(ratio $((holdem * 6)) "$deal" 2) | $(ratio "$shoe" "$deal" 2) |"
   unset room_runs
 done

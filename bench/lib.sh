@@ -19,6 +19,13 @@ median_ms() {
   awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f\n", m }' <<<"$times"
 }
 
+# The median of the numbers on standard input (separated by spaces or lines), to DECIMALS
+# decimals: median DECIMALS
+median() {
+  tr -s ' \t' '\n\n' | grep . | sort -g |
+    awk -v d="$1" '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.*f\n", d, m }'
+}
+
 # Division to a fixed number of decimals: ratio A B [DECIMALS]
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, a / b }'; }
 
