@@ -20,7 +20,6 @@
 mod server;
 
 use postgres::Client;
-use serde_json::Value;
 
 /// The most blocks one call may read: a step's statements read tens of blocks each (the queue's
 /// row, a few rows by key, their index pages); reading the queue's 20,000 tracks costs thousands.
@@ -154,26 +153,7 @@ fn calls(kind: &str, n: i64) -> Vec<(&'static str, String)> {
 
 /// The shared blocks a call read and hit, every statement it ran included.
 fn blocks(client: &mut Client, call: &str) -> i64 {
-    explained_blocks(client, &format!("SELECT {call}"))
-}
-
-/// The shared blocks a statement read and hit.
-fn explained_blocks(client: &mut Client, statement: &str) -> i64 {
-    // The simple query protocol gives EXPLAIN's json as text.
-    let plan: String = client
-        .simple_query(&format!(
-            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {statement}"
-        ))
-        .unwrap()
-        .into_iter()
-        .find_map(|m| match m {
-            postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .unwrap();
-    let plan: Value = serde_json::from_str(&plan).unwrap();
-    let top = &plan[0]["Plan"];
-    top["Shared Hit Blocks"].as_i64().unwrap() + top["Shared Read Blocks"].as_i64().unwrap()
+    server::explained_blocks(client, &format!("SELECT {call}"))
 }
 
 /// Every call of a new queue of each kind, after the same calls on a small queue of that kind in
@@ -578,7 +558,7 @@ fn the_check_sees_the_old_history_shift_and_the_old_track_index() {
             .replace("START", &start.to_string())
             .replace("HOLE", &hole.to_string());
         client.batch_execute("BEGIN").unwrap();
-        let read = explained_blocks(client, &shift);
+        let read = server::explained_blocks(client, &shift);
         client.batch_execute("ROLLBACK").unwrap();
         assert!(
             read > 10 * most,
@@ -594,7 +574,7 @@ fn the_check_sees_the_old_history_shift_and_the_old_track_index() {
             )
             .unwrap()
             .get(0);
-        explained_blocks(
+        server::explained_blocks(
             client,
             &format!(
                 "SELECT track FROM shuffle_queue_track WHERE queue_id = {queue} AND position = {}",

@@ -5,35 +5,14 @@
 //! plans made again, the calls read both tables whole (2026-12-08, PostgreSQL 18: REPLAN_FIRST
 //! set beyond reach).
 
-use postgres::{Client, SimpleQueryMessage};
-use serde_json::Value;
-
 use crate::hands::room;
+use crate::server::explained_blocks as blocks;
 
 /// The hands dealt before the measured call.
 const HANDS: i64 = 5_000;
 /// The most blocks a call may read: its rows by key read tens (22 to 32); the 5,000 hands fill
 /// about 80 blocks of room_hand alone, and a call that scans its tables reads over 100.
 const MOST_BLOCKS: i64 = 60;
-
-/// The shared blocks a statement read and hit (EXPLAIN ANALYZE counts those of every
-/// statement a function runs).
-fn blocks(client: &mut Client, statement: &str) -> i64 {
-    let plan: String = client
-        .simple_query(&format!(
-            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {statement}"
-        ))
-        .unwrap()
-        .into_iter()
-        .find_map(|m| match m {
-            SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .unwrap();
-    let plan: Value = serde_json::from_str(&plan).unwrap();
-    let top = &plan[0]["Plan"];
-    top["Shared Hit Blocks"].as_i64().unwrap() + top["Shared Read Blocks"].as_i64().unwrap()
-}
 
 #[test]
 fn a_call_reads_its_hand_by_key_after_the_tables_grew_under_empty_statistics() {

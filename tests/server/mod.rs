@@ -181,3 +181,23 @@ pub fn fresh_role(admin: &mut Client, role: &str, options: &str) {
         ))
         .unwrap();
 }
+
+/// The shared blocks a statement read and hit, as `EXPLAIN (ANALYZE, BUFFERS)` counts them:
+/// those of every statement a function it calls runs included.
+pub fn explained_blocks(client: &mut Client, statement: &str) -> i64 {
+    // The simple query protocol gives EXPLAIN's json as text.
+    let plan: String = client
+        .simple_query(&format!(
+            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {statement}"
+        ))
+        .unwrap()
+        .into_iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .unwrap();
+    let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
+    let top = &plan[0]["Plan"];
+    top["Shared Hit Blocks"].as_i64().unwrap() + top["Shared Read Blocks"].as_i64().unwrap()
+}
