@@ -11,13 +11,13 @@ use dealcards_core::rooms::{Dealt, Destination};
 /// The hand and its cards as dealt, read with the caller's rights: row level security leaves
 /// out the cards of a deal that has not committed, as for every read of room_card.
 const HAND_CARDS: &str = "SELECT h.kind, h.board, h.dealer, \
-        ARRAY(SELECT c.card FROM @extschema@.room_card c \
-               WHERE c.hand_id OPERATOR(pg_catalog.=) $1 AND c.seat IS NOT NULL \
-               ORDER BY c.dealt_no) AS cards, \
-        ARRAY(SELECT c.seat FROM @extschema@.room_card c \
-               WHERE c.hand_id OPERATOR(pg_catalog.=) $1 AND c.seat IS NOT NULL \
-               ORDER BY c.dealt_no) AS seats \
-   FROM @extschema@.room_hand h WHERE h.hand_id OPERATOR(pg_catalog.=) $1";
+        COALESCE(d.cards, '{}') AS cards, COALESCE(d.seats, '{}') AS seats \
+   FROM @extschema@.room_hand h, \
+        LATERAL (SELECT pg_catalog.array_agg(c.card ORDER BY c.dealt_no) AS cards, \
+                        pg_catalog.array_agg(c.seat ORDER BY c.dealt_no) AS seats \
+                   FROM @extschema@.room_card c \
+                  WHERE c.hand_id OPERATOR(pg_catalog.=) $1 AND c.seat IS NOT NULL) d \
+  WHERE h.hand_id OPERATOR(pg_catalog.=) $1";
 
 /// A dealt bridge hand as the tags of a PBN game: `[Board "n"]`, `[Dealer "N"]`,
 /// `[Vulnerable "None"]` (NS, EW, All) and `[Deal "N:..."]`, one a line. The hand must be
@@ -29,11 +29,7 @@ fn hand_pbn(hand_id: i64, fcinfo: pg_sys::FunctionCallInfo) -> String {
     Spi::connect(|client| {
         let table = statements::read(client, &schema, HAND_CARDS, &[hand_id.into()]);
         if table.is_empty() {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_NO_DATA_FOUND,
-                format!("hand {hand_id} does not exist")
-            );
+            super::store::no_such_hand(hand_id);
         }
         let row = table.first();
         let kind: String = row.required("kind");

@@ -105,15 +105,11 @@ impl<'a, 'conn> HandStore<'a, 'conn> {
     }
 
     /// Locks a hand's row and reads it with its key. Refuses a hand that does not exist
-    /// (02000) and one that has ended (55000).
+    /// (P0002) and one that has ended (55000).
     pub fn lock(&mut self, hand_id: i64) -> StoredHand {
         let found = self.run(sql::LOCK_HAND, &[hand_id.into()]);
         if found.is_empty() {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_NO_DATA_FOUND,
-                format!("hand {hand_id} does not exist")
-            );
+            no_such_hand(hand_id);
         }
         let row = found.first();
         if row.required::<bool>("ended") {
@@ -217,6 +213,15 @@ impl<'a, 'conn> HandStore<'a, 'conn> {
 }
 
 /// Refuses (42501) a hand's deal to a session that can act as `role`, which has `what`.
+/// Refuses (P0002) a call on a hand that does not exist.
+pub fn no_such_hand(hand_id: i64) -> ! {
+    pgrx::ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_NO_DATA_FOUND,
+        format!("hand {hand_id} does not exist")
+    );
+}
+
 fn refuse_seer(hand_id: i64, role: &str, what: &str) {
     pgrx::ereport!(
         ERROR,
