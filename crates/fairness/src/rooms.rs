@@ -128,18 +128,33 @@ pub fn room_kinds() -> Result<Vec<RoomKind>, Error> {
 }
 
 impl RoomKind {
-    /// The cards a hand of this deck order deals through the calls, in the order dealt.
-    pub fn deal(&self, order: Vec<usize>) -> Result<Vec<usize>, Error> {
+    /// What each call deals from a hand of this deck order: the cards (their index in the
+    /// deck's canonical order), in the order dealt, and whether the call dealt a stage (not a
+    /// draw, nor a drawing stage's opening).
+    fn deal_by_call(&self, order: Vec<usize>) -> Result<Vec<(bool, Vec<usize>)>, Error> {
         let mut hand = Hand::from_order(self.kind.clone(), self.dealer, order)?;
-        let mut dealt = Vec::new();
+        let mut dealt = Vec::with_capacity(self.calls.len());
         for call in &self.calls {
-            let cards = match *call {
-                Call::Deal => hand.deal_next()?,
-                Call::Draw { seat, count } => hand.draw(seat, count)?,
+            let stage = self.kind.stages().get(hand.stages_dealt());
+            let (dealing, cards) = match *call {
+                Call::Deal => (
+                    matches!(stage.map(|s| &s.action), Some(Action::Deal(_))),
+                    hand.deal_next()?,
+                ),
+                Call::Draw { seat, count } => (false, hand.draw(seat, count)?),
             };
-            dealt.extend(cards.iter().map(|d| d.card));
+            dealt.push((dealing, cards.iter().map(|d| d.card).collect()));
         }
         Ok(dealt)
+    }
+
+    /// The cards a hand of this deck order deals through the calls, in the order dealt.
+    pub fn deal(&self, order: Vec<usize>) -> Result<Vec<usize>, Error> {
+        Ok(self
+            .deal_by_call(order)?
+            .into_iter()
+            .flat_map(|(_, cards)| cards)
+            .collect())
     }
 
     /// The deck's size.
@@ -160,20 +175,8 @@ impl RoomKind {
 
     /// The slot a peeking dealer looks at: the first card of the last dealing stage.
     fn peeked_slot(&self) -> Result<usize, Error> {
-        let stages = self.kind.stages();
-        let mut hand =
-            Hand::from_order(self.kind.clone(), self.dealer, (0..self.deck()).collect())?;
         let (mut slot, mut peeked) = (0, 0);
-        for call in &self.calls {
-            let dealing = *call == Call::Deal
-                && matches!(
-                    stages.get(hand.stages_dealt()).map(|s| &s.action),
-                    Some(Action::Deal(_))
-                );
-            let cards = match *call {
-                Call::Deal => hand.deal_next()?,
-                Call::Draw { seat, count } => hand.draw(seat, count)?,
-            };
+        for (dealing, cards) in self.deal_by_call((0..self.deck()).collect())? {
             if dealing && !cards.is_empty() {
                 peeked = slot;
             }
